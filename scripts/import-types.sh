@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Regenerates the typed cdk8s classes in imports/ from the vendored CRDs (offline).
+# `cdk8s import` names its output after the API group, so each group is imported from one
+# multi-document file; the k8s core API comes from cdk8s-plus-27 (`import { k8s } from 'cdk8s-plus-27'`)
+# because `cdk8s import k8s` downloads the schema from the internet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Files are joined with explicit document separators: some start with comments and no `---`.
+join() { local out=$1; shift; for f in "$@"; do printf '\n---\n'; cat "$f"; done > "$out"; }
+join "$tmp/crownlabs.yaml" imports/crds/crownlabs.polito.it_*.yaml
+join "$tmp/kubevirt.yaml" imports/crds/kubevirt.io_virtualmachines.yaml imports/crds/kubevirt.io_virtualmachineinstances.yaml
+join "$tmp/cdi.yaml" imports/crds/cdi.kubevirt.io_datavolumes.yaml
+join "$tmp/argoproj.yaml" imports/crds/argoproj.io_applications.yaml imports/crds/argoproj.io_appprojects.yaml
+for f in crownlabs kubevirt cdi argoproj; do
+  # The CLI's update check needs the internet and prints a stack trace offline; it is harmless.
+  npx cdk8s import --language typescript --output imports "$tmp/$f.yaml" 2>&1 | grep -E '^(  )?[a-z0-9.-]+(/[a-z]+)?$' || true
+done
