@@ -1,0 +1,75 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import type { NfsShare } from '../../src/model/mydrive.ts';
+
+export interface CloudInitSecretProps {
+  /** Secret name: `canon(instance)`. */
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  /** Owner keys first, then the workspace managers' (SPEC §7.4). */
+  readonly publicKeys: readonly string[];
+  /** The MyDrive share to mount at /media/mydrive; none gives `mounts: []`. */
+  readonly nfs?: NfsShare;
+}
+
+/** SHA-512 crypt of the password `crownlabs`, as upstream ships it. */
+const CROWNLABS_PASSWD_HASH =
+  '$6$rounds=4096$tBS1sNBpnw6feehB$lS9b7VKH6WMAFOB0SrHCgjD2BKs9CegDe51EiMRWbxQeCVnoGL4u0jNaRsYhvVoBFaRlXZkNsxfFhXvCBaNeQ.';
+
+const NFS_OPTIONS = 'rw,tcp,hard,intr,rsize=8192,wsize=8192,timeo=14';
+
+/** The cloud-init Secret of a VM Instance (SPEC §7.4): data key `userdata`, rewritten on every reconcile. */
+export class CloudInitSecret extends Construct {
+  constructor(scope: Construct, id: string, props: CloudInitSecretProps) {
+    super(scope, id);
+    new k8s.KubeSecret(this, 'secret', {
+      metadata: { name: props.name, labels: props.labels },
+      type: 'Opaque',
+      data: { userdata: Buffer.from(cloudInitUserData(props.publicKeys, props.nfs)).toString('base64') },
+    });
+  }
+}
+
+/**
+ * The `#cloud-config` document, laid out byte for byte as upstream's YAML encoder prints it
+ * (4-space indent, nested sequences indented by two) so that VMs see the same user data.
+ */
+export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare): string {
+  const lines = ['#cloud-config', 'users:', '    - name: crownlabs', '      lock_passwd: false', `      passwd: ${CROWNLABS_PASSWD_HASH}`, '      sudo: ALL=(ALL) NOPASSWD:ALL'];
+  if (publicKeys.length > 0) {
+    lines.push('      ssh_authorized_keys:', ...publicKeys.map((k) => `        - ${yamlScalar(k)}`));
+  }
+  lines.push('      shell: /bin/bash', 'network:', '    version: 2', '    id0:', '        dhcp4: true');
+  if (nfs) {
+    lines.push(
+      'mounts:',
+      `    - - ${yamlScalar(`${nfs.server}:${nfs.path}`)}`,
+      '      - /media/mydrive',
+      '      - nfs',
+      `      - ${NFS_OPTIONS}`,
+      '      - "0"',
+      '      - "0"',
+    );
+  } else {
+    lines.push('mounts: []');
+  }
+  if (publicKeys.length > 0) {
+    lines.push('ssh_authorized_keys:', ...publicKeys.map((k) => `    - ${yamlScalar(k)}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A string as a YAML plain scalar when that reads back as the same string, else double-quoted.
+ * SSH keys and NFS locations are plain in practice; anything odd is quoted safely.
+ */
+export function yamlScalar(value: string): string {
+  const plainSafe =
+    value.length > 0 &&
+    /^[^\s\-?:,[\]{}#&*!|>'"%@`]/.test(value) &&
+    !/[\s]$/.test(value) &&
+    !/: |\s#|[\n\r\t]/.test(value) &&
+    !/^(true|false|yes|no|on|off|null|~|y|n)$/i.test(value) &&
+    !/^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|\.\d+|0x[0-9a-fA-F]+|0o[0-7]+|\.inf|\.nan)$/i.test(value);
+  return plainSafe ? value : JSON.stringify(value);
+}

@@ -1,0 +1,76 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { LABEL } from '../../src/model/labels.ts';
+
+/** TLS Secret every instance namespace holds (SPEC §3). */
+export const INGRESS_TLS_SECRET = 'crownlabs-ingress-secret';
+
+export interface ExpositionProps {
+  readonly environment: EnvironmentPlan;
+  readonly labels: Record<string, string>;
+  readonly selectorLabels: Record<string, string>;
+  /** nginx external-auth annotations (shared auth mode), merged into the Ingress. */
+  readonly authAnnotations?: Record<string, string>;
+  /** Route the GUI through this Service's `http` port (per-instance oauth2-proxy) instead of `N:gui`. */
+  readonly backendOverride?: { serviceName: string; portName: string };
+}
+
+/**
+ * Service `N` and, for a GUI, Ingress `N-gui` / `N-app` of a running environment (SPEC §7.3).
+ * Render it only while the Instance runs: stopping removes both (SPEC Decision 4 fixes the
+ * Standalone `-app` Ingress that upstream leaves behind).
+ */
+export class Exposition extends Construct {
+  constructor(scope: Construct, id: string, props: ExpositionProps) {
+    super(scope, id);
+    const env = props.environment;
+    new k8s.KubeService(this, 'service', {
+      metadata: {
+        name: env.name,
+        labels: env.isContainer ? { ...props.labels, [LABEL.metricsEnabled]: 'true' } : props.labels,
+      },
+      spec: {
+        type: 'ClusterIP',
+        selector: props.selectorLabels,
+        ports: env.servicePorts.map((p) => ({ name: p.name, port: p.port, targetPort: k8s.IntOrString.fromNumber(p.port), protocol: 'TCP' })),
+      },
+    });
+    if (!env.env.guiEnabled) return;
+    const annotations: Record<string, string> = {
+      'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
+      'nginx.ingress.kubernetes.io/proxy-send-timeout': '3600',
+      ...(env.isStandalone && env.env.rewriteURL ? { 'nginx.ingress.kubernetes.io/rewrite-target': '/$2' } : {}),
+      ...props.authAnnotations,
+    };
+    const backend = props.backendOverride ?? { serviceName: env.name, portName: 'gui' };
+    new k8s.KubeIngress(this, 'ingress', {
+      metadata: { name: env.ingressName, labels: props.labels, annotations },
+      spec: {
+        tls: [{ hosts: [env.host], secretName: INGRESS_TLS_SECRET }],
+        rules: [
+          {
+            host: env.host,
+            http: {
+              paths: [
+                {
+                  path: env.ingressPath,
+                  pathType: 'Prefix',
+                  backend: { service: { name: backend.serviceName, port: { name: backend.portName } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+  }
+}
+
+/** nginx external-auth annotations pointing at a shared oauth2-proxy (SPEC §7.3, Standard mode). */
+export function sharedAuthAnnotations(instancesAuthUrl: string): Record<string, string> {
+  return {
+    'nginx.ingress.kubernetes.io/auth-url': `${instancesAuthUrl}/auth`,
+    'nginx.ingress.kubernetes.io/auth-signin': `${instancesAuthUrl}/start?rd=$escaped_request_uri`,
+  };
+}

@@ -1,0 +1,79 @@
+import { Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
+import type { ComposerConfig } from '../../src/config/config.ts';
+import type { InstancePlan } from '../../src/model/instance-plan.ts';
+import { CloudInitSecret } from './cloud-init.ts';
+import { ContainerEnvironment } from './container-environment.ts';
+import { Exposition, sharedAuthAnnotations } from './exposition.ts';
+import { Oauth2Proxy } from './oauth2-proxy.ts';
+import { VirtualMachineEnvironment } from './virtual-machine.ts';
+
+export interface InstanceChartProps {
+  readonly plan: InstancePlan;
+  readonly config: ComposerConfig;
+  /** Labels put on every object of the chart besides the CrownLabs ones (ours: parent and manager). */
+  readonly chartLabels?: Record<string, string>;
+}
+
+/** Every object of one Instance (SPEC §7), in the Instance's namespace. */
+export class InstanceChart extends Chart {
+  constructor(scope: Construct, id: string, props: InstanceChartProps) {
+    super(scope, id, { namespace: props.plan.namespace, labels: props.chartLabels, disableResourceNameHashes: true });
+    const { plan, config } = props;
+    const labels = plan.objectLabels;
+    const vmEnvs = plan.environments.filter((e) => e.isVM);
+    const cloudInitNeeded = vmEnvs.some((e) => e.standardMode);
+    if (cloudInitNeeded) {
+      const nfs = vmEnvs.find((e) => e.standardMode && e.nfs)?.nfs;
+      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs });
+    }
+    for (const env of plan.environments) {
+      const scope = plan.environments.length > 1 ? `env-${env.env.name}` : 'env';
+      if (env.exposed) {
+        const auth = env.standardMode && env.env.guiEnabled ? config.authMode : undefined;
+        let backendOverride;
+        if (auth === 'per-instance') {
+          const proxy = new Oauth2Proxy(this, `${scope}-oauth2-proxy`, {
+            environment: env,
+            instanceName: plan.instance.metadata.name,
+            namespace: plan.namespace,
+            uid: plan.uid,
+            labels,
+            allowedEmails: plan.allowedEmails,
+            image: config.oauth2ProxyImage,
+            issuerUrl: config.oidcIssuerUrl,
+            clientId: config.oidcClientId,
+            clientSecret: config.oidcClientSecret,
+            cookieSecretSeed: config.cookieSecretSeed,
+          });
+          backendOverride = { serviceName: proxy.serviceName, portName: 'http' };
+        }
+        new Exposition(this, `${scope}-exposition`, {
+          environment: env,
+          labels,
+          selectorLabels: plan.selectorLabels,
+          authAnnotations: auth === 'shared' && config.instancesAuthUrl ? sharedAuthAnnotations(config.instancesAuthUrl) : undefined,
+          backendOverride,
+        });
+      }
+      if (env.isVM) {
+        new VirtualMachineEnvironment(this, scope, {
+          environment: env,
+          running: plan.running,
+          labels,
+          selectorLabels: plan.selectorLabels,
+          cloudInitSecretName: env.standardMode ? plan.cloudInitName : undefined,
+        });
+      } else {
+        new ContainerEnvironment(this, scope, {
+          environment: env,
+          running: plan.running,
+          labels,
+          selectorLabels: plan.selectorLabels,
+          contentOrigin: plan.instance.spec.customizationUrls?.contentOrigin,
+          config,
+        });
+      }
+    }
+  }
+}

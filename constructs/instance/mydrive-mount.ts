@@ -1,0 +1,14 @@
+import type { NfsShare } from '../../src/model/mydrive.ts';
+
+/** Where MyDrive appears inside containers and VMs. */
+export const MYDRIVE_MOUNT_PATH = '/media/mydrive';
+export const MYDRIVE_VOLUME = 'mydrive';
+
+/** The NFS volume of a tenant's MyDrive, mounted read-write by Container/Standalone pods (SPEC §7.5). */
+export function myDriveVolume(nfs: NfsShare) {
+  return { name: MYDRIVE_VOLUME, nfs: { server: nfs.server, path: nfs.path, readOnly: false } };
+}
+
+export function myDriveVolumeMount() {
+  return { name: MYDRIVE_VOLUME, mountPath: MYDRIVE_MOUNT_PATH };
+}

@@ -1,0 +1,123 @@
+import { JsonPatch } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  toJson_VirtualMachineInstanceSpec,
+  VirtualMachine,
+  VirtualMachineInstance,
+  VirtualMachineInstanceSpecDomainMemoryGuest,
+  VirtualMachineInstanceSpecDomainResourcesLimits,
+  VirtualMachineInstanceSpecDomainResourcesRequests,
+  VirtualMachineInstanceSpecReadinessProbeTcpSocketPort,
+  VirtualMachineSpecDataVolumeTemplatesSpecPvcResourcesRequests,
+  type VirtualMachineInstanceSpec,
+  type VirtualMachineSpecDataVolumeTemplatesSpecSource,
+} from '../../imports/kubevirt.io.ts';
+import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { canonicalQuantity } from '../../src/model/resources.ts';
+import { READINESS_PROBE_BASE } from './security.ts';
+
+/** VMI containerDisk pull secret and CDI registry import secret every VM namespace holds (SPEC §3). */
+export const REGISTRY_CREDENTIALS = 'registry-credentials';
+export const REGISTRY_CREDENTIALS_CDI = 'registry-credentials-cdi';
+
+export interface VirtualMachineEnvironmentProps {
+  readonly environment: EnvironmentPlan;
+  readonly running: boolean;
+  readonly labels: Record<string, string>;
+  readonly selectorLabels: Record<string, string>;
+  /** The cloud-init Secret (Standard mode only). */
+  readonly cloudInitSecretName?: string;
+}
+
+/**
+ * A VirtualMachine or CloudVM environment (SPEC §7.4): a persistent one is a KubeVirt
+ * VirtualMachine whose root disk is a DataVolume (registry or http import) and which `running`
+ * starts and stops; an ephemeral one is a bare VirtualMachineInstance with a containerDisk,
+ * rendered only while running (SPEC Decision 4: stopping releases its compute).
+ */
+export class VirtualMachineEnvironment extends Construct {
+  constructor(scope: Construct, id: string, props: VirtualMachineEnvironmentProps) {
+    super(scope, id);
+    const env = props.environment;
+    if (env.persistent) {
+      const vm = new VirtualMachine(this, 'vm', {
+        metadata: { name: env.name, labels: props.labels },
+        spec: {
+          running: props.running,
+          dataVolumeTemplates: [
+            {
+              metadata: { name: env.name },
+              spec: {
+                source: dataVolumeSource(env),
+                pvc: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: {
+                    requests: {
+                      storage: VirtualMachineSpecDataVolumeTemplatesSpecPvcResourcesRequests.fromString(canonicalQuantity(env.env.resources.disk ?? 0)),
+                    },
+                  },
+                },
+              },
+            },
+          ],
+          template: { metadata: { labels: props.selectorLabels } },
+        },
+      });
+      // The VMI spec is built once with the VMI's generated types and shared with the VM template.
+      vm.addJsonPatch(JsonPatch.add('/spec/template/spec', toJson_VirtualMachineInstanceSpec(vmiSpec(env, props.cloudInitSecretName))));
+    } else if (props.running) {
+      new VirtualMachineInstance(this, 'vmi', {
+        metadata: { name: env.name, labels: props.labels },
+        spec: vmiSpec(env, props.cloudInitSecretName),
+      });
+    }
+  }
+}
+
+function dataVolumeSource(env: EnvironmentPlan): VirtualMachineSpecDataVolumeTemplatesSpecSource {
+  return env.env.environmentType === 'CloudVM'
+    ? { http: { url: env.env.image } }
+    : { registry: { url: `docker://${env.env.image}`, secretRef: REGISTRY_CREDENTIALS_CDI } };
+}
+
+/** The VMI spec shared by a VM template and a bare VMI (SPEC §7.4). */
+export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | undefined): VirtualMachineInstanceSpec {
+  const res = env.vmResources!;
+  const withCloudInit = env.standardMode && cloudInitSecretName !== undefined;
+  return {
+    domain: {
+      cpu: { cores: env.env.resources.cpu },
+      memory: { guest: VirtualMachineInstanceSpecDomainMemoryGuest.fromString(canonicalQuantity(env.env.resources.memory)) },
+      resources: {
+        requests: {
+          cpu: VirtualMachineInstanceSpecDomainResourcesRequests.fromString(res.requests.cpu),
+          memory: VirtualMachineInstanceSpecDomainResourcesRequests.fromString(res.requests.memory),
+        },
+        limits: {
+          cpu: VirtualMachineInstanceSpecDomainResourcesLimits.fromString(res.limits.cpu),
+          memory: VirtualMachineInstanceSpecDomainResourcesLimits.fromString(res.limits.memory),
+        },
+      },
+      devices: {
+        disks: [
+          { name: 'root', disk: { bus: 'virtio' } },
+          ...(withCloudInit ? [{ name: 'cloud-init', disk: { bus: 'virtio' } }] : []),
+        ],
+        interfaces: [{ name: 'default', bridge: {} }],
+      },
+    },
+    networks: [{ name: 'default', pod: {} }],
+    volumes: [
+      env.persistent
+        ? { name: 'root', dataVolume: { name: env.name } }
+        : { name: 'root', containerDisk: { image: env.env.image, imagePullSecret: REGISTRY_CREDENTIALS, imagePullPolicy: 'IfNotPresent' } },
+      // Go's UserDataSecretRef is `secretRef` on the wire.
+      ...(withCloudInit ? [{ name: 'cloud-init', cloudInitNoCloud: { secretRef: { name: cloudInitSecretName } } }] : []),
+    ],
+    readinessProbe: {
+      tcpSocket: { port: VirtualMachineInstanceSpecReadinessProbeTcpSocketPort.fromNumber(env.env.guiEnabled ? 6080 : 22) },
+      ...READINESS_PROBE_BASE,
+    },
+    terminationGracePeriodSeconds: 60,
+  };
+}

@@ -1,0 +1,46 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { MYDRIVE_INFO_SECRET, type NfsShare } from '../../src/model/mydrive.ts';
+
+export interface MyDriveProps {
+  readonly pvcName: string;
+  readonly pvcNamespace: string;
+  readonly size: string;
+  readonly storageClassName: string;
+  /** The personal namespace, where `mydrive-info` goes; none while keep-alive drops it. */
+  readonly tenantNamespace?: string;
+  readonly labels: Record<string, string>;
+  /**
+   * The NFS share behind the PVC: from configuration when rendering from files, from the bound PV
+   * in the controller (SPEC §5.4 row 9). Unknown (PVC not yet bound): no Secret yet.
+   */
+  readonly share?: NfsShare;
+}
+
+/**
+ * A tenant's MyDrive (SPEC §5.4 rows 8–9): the RWX PVC and the `mydrive-info` NFS Secret.
+ * The PVC holds the tenant's files, so it is rendered even while the personal namespace is not.
+ */
+export class MyDrive extends Construct {
+  constructor(scope: Construct, id: string, props: MyDriveProps) {
+    super(scope, id);
+    new k8s.KubePersistentVolumeClaim(this, 'pvc', {
+      metadata: { name: props.pvcName, namespace: props.pvcNamespace, labels: props.labels },
+      spec: {
+        accessModes: ['ReadWriteMany'],
+        resources: { requests: { storage: k8s.Quantity.fromString(props.size) } },
+        storageClassName: props.storageClassName,
+      },
+    });
+    if (props.share && props.tenantNamespace) {
+      new k8s.KubeSecret(this, 'info', {
+        metadata: { name: MYDRIVE_INFO_SECRET, namespace: props.tenantNamespace, labels: props.labels },
+        type: 'Opaque',
+        data: {
+          'server-name': Buffer.from(props.share.server).toString('base64'),
+          path: Buffer.from(props.share.path).toString('base64'),
+        },
+      });
+    }
+  }
+}

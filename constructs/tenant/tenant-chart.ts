@@ -1,0 +1,54 @@
+import { Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
+import type { Tenant } from '../../src/api/types.ts';
+import type { ComposerConfig } from '../../src/config/config.ts';
+import { tenantCommonLabels } from '../../src/model/labels.ts';
+import type { NfsShare } from '../../src/model/mydrive.ts';
+import { myDrivePvcName, sandboxNamespaceName, tenantManageRoleName, tenantNamespaceName } from '../../src/model/naming.ts';
+import { tenantNamespaceLabels, type QuotaValues } from '../../src/model/tenant-plan.ts';
+import { MyDrive } from './my-drive.ts';
+import { Sandbox } from './sandbox.ts';
+import { TenantNamespace } from './tenant-namespace.ts';
+import { TenantNetworkPolicies } from './tenant-network-policies.ts';
+import { TenantQuota } from './tenant-quota.ts';
+import { TenantRbac } from './tenant-rbac.ts';
+
+export interface TenantChartProps {
+  readonly tenant: Tenant;
+  readonly config: ComposerConfig;
+  readonly quota: QuotaValues;
+  /** False when the keep-alive rule drops the personal namespace (controller only, SPEC §5.3 step 5). */
+  readonly keepPersonalNamespace: boolean;
+  readonly myDriveShare?: NfsShare;
+  readonly chartLabels?: Record<string, string>;
+}
+
+/** Every object of one Tenant (SPEC §5.4, §5.5), across the namespaces they live in. */
+export class TenantChart extends Chart {
+  constructor(scope: Construct, id: string, props: TenantChartProps) {
+    super(scope, id, { labels: props.chartLabels, disableResourceNameHashes: true });
+    const { tenant, config } = props;
+    const name = tenant.metadata.name;
+    const namespace = tenantNamespaceName(name);
+    const labels = tenantCommonLabels(config.targetLabel);
+    const keep = props.keepPersonalNamespace;
+    if (keep) {
+      new TenantNamespace(this, 'namespace', { name: namespace, labels: tenantNamespaceLabels(tenant, config) });
+      new TenantQuota(this, 'quota', { namespace, labels, quota: props.quota });
+    }
+    new TenantRbac(this, 'rbac', { tenantName: name, namespace: keep ? namespace : undefined, manageRoleName: tenantManageRoleName(name), labels });
+    if (keep) new TenantNetworkPolicies(this, 'network-policies', { namespace, labels });
+    new MyDrive(this, 'mydrive', {
+      pvcName: myDrivePvcName(name),
+      pvcNamespace: config.mydrivePvcsNamespace,
+      size: config.mydrivePvcsSize,
+      storageClassName: config.mydrivePvcsStorageClassName,
+      tenantNamespace: keep ? namespace : undefined,
+      labels,
+      share: props.myDriveShare,
+    });
+    if (tenant.spec.createSandbox) {
+      new Sandbox(this, 'sandbox', { tenantName: name, namespace: sandboxNamespaceName(name), clusterRole: config.sandboxClusterRole });
+    }
+  }
+}

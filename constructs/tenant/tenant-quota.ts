@@ -1,0 +1,31 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import type { QuotaValues } from '../../src/model/tenant-plan.ts';
+
+export const TENANT_QUOTA_NAME = 'crownlabs-resource-quota';
+
+export interface TenantQuotaProps {
+  readonly namespace: string;
+  readonly labels: Record<string, string>;
+  readonly quota: QuotaValues;
+}
+
+/** The personal namespace's ResourceQuota (SPEC §5.4 row 2): limits = requests, plus the Instance count. */
+export class TenantQuota extends Construct {
+  constructor(scope: Construct, id: string, props: TenantQuotaProps) {
+    super(scope, id);
+    const { cpu, memory, instances } = props.quota;
+    new k8s.KubeResourceQuota(this, 'quota', {
+      metadata: { name: TENANT_QUOTA_NAME, namespace: props.namespace, labels: props.labels },
+      spec: {
+        hard: {
+          'limits.cpu': k8s.Quantity.fromString(cpu),
+          'requests.cpu': k8s.Quantity.fromString(cpu),
+          'limits.memory': k8s.Quantity.fromString(memory),
+          'requests.memory': k8s.Quantity.fromString(memory),
+          'count/instances.crownlabs.polito.it': k8s.Quantity.fromString(String(instances)),
+        },
+      },
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+export interface TenantRbacProps {
+  readonly tenantName: string;
+  /** The personal namespace; without one (namespace dropped by keep-alive) only the cluster RBAC stays. */
+  readonly namespace?: string;
+  /** `crownlabs-manage-tenant-<canon>`, the ClusterRole and its binding. */
+  readonly manageRoleName: string;
+  readonly labels: Record<string, string>;
+}
+
+/**
+ * What a tenant may do (SPEC §5.4 rows 3–5): manage Instances in its namespace, and read and edit
+ * its own Tenant object (not delete it).
+ */
+export class TenantRbac extends Construct {
+  constructor(scope: Construct, id: string, props: TenantRbacProps) {
+    super(scope, id);
+    const user = [{ kind: 'User', name: props.tenantName, apiGroup: RBAC_GROUP }];
+    if (props.namespace) {
+      new k8s.KubeRoleBinding(this, 'manage-instances', {
+        metadata: { name: 'crownlabs-manage-instances', namespace: props.namespace, labels: props.labels },
+        roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'crownlabs-manage-instances' },
+        subjects: user,
+      });
+    }
+    new k8s.KubeClusterRole(this, 'manage-tenant', {
+      metadata: { name: props.manageRoleName, labels: props.labels },
+      rules: [
+        {
+          apiGroups: ['crownlabs.polito.it'],
+          resources: ['tenants'],
+          resourceNames: [props.tenantName],
+          verbs: ['get', 'list', 'watch', 'patch', 'update'],
+        },
+      ],
+    });
+    new k8s.KubeClusterRoleBinding(this, 'manage-tenant-binding', {
+      metadata: { name: props.manageRoleName, labels: props.labels },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: props.manageRoleName },
+      subjects: user,
+    });
+  }
+}

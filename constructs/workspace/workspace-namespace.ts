@@ -1,0 +1,16 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { LABEL } from '../../src/model/labels.ts';
+
+export interface WorkspaceNamespaceProps {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+}
+
+/** The namespace `workspace-<name>` holding a workspace's Templates (SPEC §4.2 row 1). */
+export class WorkspaceNamespace extends Construct {
+  constructor(scope: Construct, id: string, props: WorkspaceNamespaceProps) {
+    super(scope, id);
+    new k8s.KubeNamespace(this, 'namespace', { metadata: { name: props.name, labels: { ...props.labels, [LABEL.type]: 'workspace' } } });
+  }
+}

@@ -1,0 +1,25 @@
+// The cdk8s app (cdk8s.yaml): `cdk8s synth` renders the example lab into dist/ through the same
+// composition as `crownlabs synth`. Each resource set is its own App (synthesis stays linear), so
+// this writes the files itself instead of calling app.synth().
+import { join } from 'node:path';
+import { loadInventory } from './src/api/load.ts';
+import { formatProblem, hasErrors } from './src/api/problems.ts';
+import { compose, renderAll } from './src/compose/compose.ts';
+import { loadConfig } from './src/config/config.ts';
+import { projectRoot } from './src/paths.ts';
+import { writeDist } from './src/sinks/files.ts';
+
+const root = projectRoot();
+const input = process.env.CROWNLABS_INPUT ?? join(root, 'examples', 'lab');
+const configFile = process.env.CROWNLABS_CONFIG ?? join(root, 'examples', 'crownlabs.config.yaml');
+const outdir = process.env.CDK8S_OUTDIR ?? join(root, 'dist');
+
+const { config, problems: configProblems } = loadConfig({ file: configFile, env: process.env });
+const { inventory, problems } = loadInventory([input]);
+const composition = compose(inventory, config);
+const all = [...configProblems, ...problems, ...composition.problems];
+for (const p of all) process.stderr.write(`${formatProblem(p)}\n`);
+if (hasErrors(all)) process.exit(1);
+const sets = renderAll(composition);
+writeDist(outdir, sets);
+process.stderr.write(`${sets.length} resource sets → ${outdir}\n`);

@@ -1,0 +1,197 @@
+import type { Source, SourcedObject } from './parse.ts';
+import type { Problem } from './problems.ts';
+import {
+  objectKey,
+  TEMPLATE_REF,
+  TENANT_REF,
+  WORKSPACE_REF,
+  type ImageList,
+  type InputObject,
+  type Instance,
+  type InstanceSnapshot,
+  type Namespace,
+  type Secret,
+  type Template,
+  type Tenant,
+  type Workspace,
+} from './types.ts';
+
+/**
+ * The typed, validated set of input resources, with references resolved on demand.
+ * Built from files (CLI, watch mode) or from the controller's caches: the same type in both cases.
+ */
+export class Inventory {
+  readonly tenants = new Map<string, Tenant>();
+  readonly workspaces = new Map<string, Workspace>();
+  readonly templates = new Map<string, Template>();
+  readonly instances = new Map<string, Instance>();
+  readonly snapshots = new Map<string, InstanceSnapshot>();
+  readonly imageLists = new Map<string, ImageList>();
+  /** Namespaces as they are in the cluster (read for the namespace whitelist; never re-emitted). */
+  readonly namespaces = new Map<string, Namespace>();
+  /** Secrets as they are in the cluster (e.g. `mydrive-info`; never re-emitted). */
+  readonly secrets = new Map<string, Secret>();
+  private readonly sources = new WeakMap<object, Source>();
+  private managersIndex?: Map<string, Tenant[]>;
+
+  /** Adds objects; a second object with the same kind and key is reported and ignored. */
+  static fromObjects(objects: readonly SourcedObject[]): { inventory: Inventory; problems: Problem[] } {
+    const inventory = new Inventory();
+    const problems: Problem[] = [];
+    for (const { object, source } of objects) {
+      const map = inventory.mapFor(object);
+      const key = objectKey(object);
+      const previous = map.get(key);
+      if (previous) {
+        const first = inventory.sources.get(previous);
+        problems.push({
+          severity: 'error',
+          file: source.file,
+          document: source.document,
+          ...source.locate?.('/metadata/name'),
+          kind: object.kind,
+          name: key,
+          field: 'metadata.name',
+          message: `duplicate ${object.kind} "${key}"${first ? ` (first defined in ${first.file}, document ${first.document})` : ''}`,
+        });
+        continue;
+      }
+      map.set(key, object);
+      inventory.sources.set(object, source);
+    }
+    problems.push(...inventory.checkReferences());
+    return { inventory, problems };
+  }
+
+  /** Puts (or replaces) one object; used by the controller's caches and watch mode. */
+  upsert(object: InputObject, source?: Source): void {
+    this.mapFor(object).set(objectKey(object), object);
+    if (source) this.sources.set(object, source);
+    this.managersIndex = undefined;
+  }
+
+  remove(object: Pick<InputObject, 'kind' | 'metadata'>): void {
+    this.mapFor(object as InputObject).delete(objectKey(object));
+    this.managersIndex = undefined;
+  }
+
+  sourceOf(object: object): Source | undefined {
+    return this.sources.get(object);
+  }
+
+  templateOf(instance: Instance): Template | undefined {
+    const ref = instance.spec[TEMPLATE_REF];
+    return ref.namespace ? this.templates.get(`${ref.namespace}/${ref.name}`) : undefined;
+  }
+
+  tenantOf(instance: Instance): Tenant | undefined {
+    // The Tenant is cluster-scoped: the reference's namespace is ignored, as upstream does.
+    return this.tenants.get(instance.spec[TENANT_REF].name);
+  }
+
+  workspaceOf(template: Template): Workspace | undefined {
+    const ref = template.spec[WORKSPACE_REF];
+    return ref ? this.workspaces.get(ref.name) : undefined;
+  }
+
+  /** Tenants that are managers of a workspace (SPEC §7.4: their keys go into every VM of it). */
+  managersOf(workspaceName: string): readonly Tenant[] {
+    if (!this.managersIndex) {
+      const index = new Map<string, Tenant[]>();
+      for (const tenant of [...this.tenants.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
+        for (const ws of tenant.spec.workspaces ?? []) {
+          if (ws.role !== 'manager') continue;
+          const list = index.get(ws.name) ?? [];
+          list.push(tenant);
+          index.set(ws.name, list);
+        }
+      }
+      this.managersIndex = index;
+    }
+    return this.managersIndex.get(workspaceName) ?? [];
+  }
+
+  /** Problems with references between inputs: errors for what an Instance needs, warnings otherwise. */
+  checkReferences(): Problem[] {
+    const problems: Problem[] = [];
+    const about = (obj: InputObject, pointer: string, field: string) => {
+      const src = this.sources.get(obj);
+      return {
+        file: src?.file,
+        document: src?.document,
+        ...src?.locate?.(pointer),
+        kind: obj.kind,
+        name: objectKey(obj),
+        field,
+      };
+    };
+    for (const instance of this.instances.values()) {
+      const tref = instance.spec[TEMPLATE_REF];
+      if (!tref.namespace) {
+        problems.push({ severity: 'error', ...about(instance, `/spec/${esc(TEMPLATE_REF)}`, `spec["${TEMPLATE_REF}"].namespace`), message: 'required: Templates are namespaced' });
+      } else if (!this.templateOf(instance)) {
+        problems.push({ severity: 'error', ...about(instance, `/spec/${esc(TEMPLATE_REF)}/name`, `spec["${TEMPLATE_REF}"]`), message: `Template ${tref.namespace}/${tref.name} not found` });
+      }
+      if (!this.tenantOf(instance)) {
+        problems.push({ severity: 'error', ...about(instance, `/spec/${esc(TENANT_REF)}/name`, `spec["${TENANT_REF}"]`), message: `Tenant ${instance.spec[TENANT_REF].name} not found` });
+      }
+    }
+    for (const template of this.templates.values()) {
+      const ref = template.spec[WORKSPACE_REF];
+      if (ref && !this.workspaces.has(ref.name)) {
+        problems.push({ severity: 'warning', ...about(template, `/spec/${esc(WORKSPACE_REF)}/name`, `spec["${WORKSPACE_REF}"].name`), message: `Workspace ${ref.name} not found` });
+      }
+      const names = new Set<string>();
+      template.spec.environmentList.forEach((env, i) => {
+        if (names.has(env.name)) {
+          problems.push({ severity: 'error', ...about(template, `/spec/environmentList/${i}/name`, `spec.environmentList[${i}].name`), message: `duplicate environment name "${env.name}"` });
+        }
+        names.add(env.name);
+      });
+      if (template.spec.environmentList.length === 0) {
+        problems.push({ severity: 'error', ...about(template, '/spec/environmentList', 'spec.environmentList'), message: 'a Template needs at least one environment' });
+      }
+    }
+    for (const tenant of this.tenants.values()) {
+      (tenant.spec.workspaces ?? []).forEach((ws, i) => {
+        if (!this.workspaces.has(ws.name)) {
+          problems.push({ severity: 'warning', ...about(tenant, `/spec/workspaces/${i}/name`, `spec.workspaces[${i}].name`), message: `Workspace ${ws.name} not found (reported in status.failingWorkspaces)` });
+        }
+      });
+    }
+    for (const snapshot of this.snapshots.values()) {
+      const ref = snapshot.spec.instanceRef;
+      const ns = ref.namespace ?? snapshot.metadata.namespace;
+      if (!this.instances.has(`${ns}/${ref.name}`)) {
+        problems.push({ severity: 'warning', ...about(snapshot, '/spec/instanceRef/name', 'spec.instanceRef'), message: `Instance ${ns}/${ref.name} not found: the snapshot will fail` });
+      }
+    }
+    return problems;
+  }
+
+  private mapFor(object: InputObject): Map<string, InputObject> {
+    switch (object.kind) {
+      case 'Tenant':
+        this.managersIndex = undefined;
+        return this.tenants as Map<string, InputObject>;
+      case 'Workspace':
+        return this.workspaces as Map<string, InputObject>;
+      case 'Template':
+        return this.templates as Map<string, InputObject>;
+      case 'Instance':
+        return this.instances as Map<string, InputObject>;
+      case 'InstanceSnapshot':
+        return this.snapshots as Map<string, InputObject>;
+      case 'ImageList':
+        return this.imageLists as Map<string, InputObject>;
+      case 'Namespace':
+        return this.namespaces as Map<string, InputObject>;
+      case 'Secret':
+        return this.secrets as Map<string, InputObject>;
+    }
+  }
+}
+
+function esc(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}

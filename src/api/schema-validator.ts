@@ -1,0 +1,134 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { CrdVersion } from './crd-schemas.ts';
+import { pointerToFieldPath } from './problems.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext resolution.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+export interface SchemaIssue {
+  /** JSON pointer into the object, e.g. `/spec/running`. */
+  pointer: string;
+  field: string;
+  message: string;
+}
+
+/**
+ * Turns a CRD's structural OpenAPI v3 schema into a JSON Schema that behaves like the API server:
+ * unknown fields are rejected (kubectl's default strict field validation) unless the schema says
+ * `x-kubernetes-preserve-unknown-fields`, and `default`s are applied (ajv `useDefaults`).
+ * `metadata` is left to the caller, as the API server validates it apart from the CRD schema.
+ */
+export function toJsonSchema(node: unknown, atRoot = true): unknown {
+  if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, false));
+  if (!node || typeof node !== 'object') return node;
+  const src = node as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(src)) {
+    if (key.startsWith('x-kubernetes-') || key === 'description' || key === 'example') continue;
+    if (key === 'properties') {
+      const props: Record<string, unknown> = {};
+      for (const [name, child] of Object.entries(value as Record<string, unknown>)) {
+        props[name] = atRoot && name === 'metadata' ? { type: 'object' } : toJsonSchema(child, false);
+      }
+      out.properties = props;
+    } else if (key === 'items' || key === 'additionalProperties' || key === 'not') {
+      out[key] = typeof value === 'object' ? toJsonSchema(value, false) : value;
+    } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
+      out[key] = toJsonSchema(value, false);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (src['x-kubernetes-int-or-string']) {
+    // One custom keyword instead of anyOf branches, so a bad value gets one clear message.
+    delete out.anyOf;
+    delete out.pattern;
+    out[typeof src.pattern === 'string' ? 'k8sQuantity' : 'k8sIntOrString'] = true;
+  }
+  const preserve = src['x-kubernetes-preserve-unknown-fields'] === true;
+  if (src.type === 'object' && src.properties && src.additionalProperties === undefined && !preserve) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+/** The quantity pattern of the CRDs (resource.Quantity's regular expression). */
+export const QUANTITY_PATTERN =
+  /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
+
+/** Compiles and caches one validator per CRD version. */
+export class SchemaValidator {
+  private readonly ajv: Ajv;
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(private readonly crds: readonly CrdVersion[]) {
+    this.ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addKeyword({
+      keyword: 'k8sQuantity',
+      errors: false,
+      validate: (_: boolean, data: unknown) =>
+        (typeof data === 'number' && Number.isInteger(data)) || (typeof data === 'string' && QUANTITY_PATTERN.test(data)),
+    });
+    this.ajv.addKeyword({
+      keyword: 'k8sIntOrString',
+      errors: false,
+      validate: (_: boolean, data: unknown) => (typeof data === 'number' && Number.isInteger(data)) || typeof data === 'string',
+    });
+  }
+
+  /** The CRD version for an apiVersion/kind pair, if vendored. */
+  find(apiVersion: string, kind: string): CrdVersion | undefined {
+    return this.crds.find((c) => `${c.group}/${c.version}` === apiVersion && c.kind === kind);
+  }
+
+  /** Validates `obj` in place (defaults are written into it) and returns every issue found. */
+  validate(crd: CrdVersion, obj: unknown): SchemaIssue[] {
+    const id = `${crd.group}/${crd.version}/${crd.kind}`;
+    let validate = this.validators.get(id);
+    if (!validate) {
+      validate = this.ajv.compile(toJsonSchema(crd.schema) as object);
+      this.validators.set(id, validate);
+    }
+    if (validate(obj)) return [];
+    return dedupe((validate.errors ?? []).map(toIssue));
+  }
+}
+
+function toIssue(e: ErrorObject): SchemaIssue {
+  let pointer = e.instancePath;
+  let message = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') {
+    const extra = String((e.params as { additionalProperty: string }).additionalProperty);
+    pointer = `${pointer}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    message = 'unknown field';
+  } else if (e.keyword === 'required') {
+    const missing = String((e.params as { missingProperty: string }).missingProperty);
+    pointer = `${pointer}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    message = 'required value is missing';
+  } else if (KEYWORD_MESSAGES[e.keyword]) {
+    message = KEYWORD_MESSAGES[e.keyword];
+  } else if (e.keyword === 'enum') {
+    message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { pointer, field: pointerToFieldPath(pointer), message };
+}
+
+const KEYWORD_MESSAGES: Record<string, string> = {
+  k8sQuantity: 'must be a Kubernetes quantity (an integer or a string such as 500m, 2, 4Gi)',
+  k8sIntOrString: 'must be an integer or a string',
+};
+
+// Keeps one issue per field and keyword, in the order ajv found them.
+function dedupe(issues: SchemaIssue[]): SchemaIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.pointer}\0${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,28 @@
+import { Command, CommanderError } from 'commander';
+import { registerSynth } from './synth.ts';
+import { EXIT_USAGE } from './report.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('crownlabs')
+    .description('crownlabs-composer: CrownLabs resources rendered by cdk8s constructs (synth, gitops, apply-controller)')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  registerSynth(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    process.stderr.write(`crownlabs: internal error: ${(err as Error).message}\n`);
+    return 70;
+  }
+}

@@ -1,0 +1,181 @@
+import { App, type Chart } from 'cdk8s';
+import { InstanceChart } from '../../constructs/instance/instance-chart.ts';
+import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
+import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
+import type { Inventory } from '../api/inventory.ts';
+import type { Problem } from '../api/problems.ts';
+import { objectKey, TEMPLATE_REF, TENANT_REF, type KubeObject, type Tenant } from '../api/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { planInstance } from '../model/instance-plan.ts';
+import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
+import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
+import { tenantNamespaceName } from '../model/naming.ts';
+import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
+
+/**
+ * One resource set: the objects rendered for one parent (a Workspace, a Tenant, an Instance).
+ * Built on demand, one cdk8s App each: synthesis cost stays linear in the number of sets.
+ */
+export interface RenderUnit {
+  /** Stable id, also the file name stem of the set: `instances/<ns>/<name>`, `tenants/<name>`, … */
+  readonly id: string;
+  readonly parent: ParentRef;
+  /** Input keys (`Kind/ns/name`) whose change can change this set; watch mode re-renders on them. */
+  readonly dependsOn: readonly string[];
+  build(app: App): Chart;
+}
+
+/** What only the controller knows; files and gitops use the defaults. */
+export interface ComposeOptions {
+  /** The NFS share behind a tenant's MyDrive (controller: the bound PV). Default: configuration. */
+  myDriveShare?: (tenant: Tenant) => NfsShare | undefined;
+  /** Keep-alive of a personal namespace (controller: SPEC §5.3 step 5). Default: always kept. */
+  keepPersonalNamespace?: (tenant: Tenant) => boolean;
+}
+
+export interface Composition {
+  units: RenderUnit[];
+  problems: Problem[];
+}
+
+const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2 };
+
+/** Decides which resource sets exist and how each is built. Pure: no I/O, clock or randomness. */
+export function compose(inventory: Inventory, config: ComposerConfig, options: ComposeOptions = {}): Composition {
+  const units: RenderUnit[] = [];
+  const problems: Problem[] = [];
+  const notice = (obj: KubeObject, message: string) => {
+    const src = inventory.sourceOf(obj);
+    problems.push({ severity: 'warning', file: src?.file, document: src?.document, kind: obj.kind, name: objectKey(obj), message });
+  };
+  const renderedTenants = new Map<string, Tenant>();
+
+  for (const workspace of inventory.workspaces.values()) {
+    if (!matchesTargetLabel(workspace, config)) {
+      notice(workspace, `skipped: no target label ${config.targetLabel.key}=${config.targetLabel.value}`);
+      continue;
+    }
+    const parent: ParentRef = { kind: 'Workspace', name: workspace.metadata.name };
+    units.push({
+      id: `workspaces/${workspace.metadata.name}`,
+      parent,
+      dependsOn: [parentKey(parent)],
+      build: (app) => new WorkspaceChart(app, 'workspace', { workspace, config, chartLabels: composerLabels(parent) }),
+    });
+  }
+
+  for (const tenant of inventory.tenants.values()) {
+    if (!matchesTargetLabel(tenant, config)) {
+      notice(tenant, `skipped: no target label ${config.targetLabel.key}=${config.targetLabel.value}`);
+      continue;
+    }
+    renderedTenants.set(tenantNamespaceName(tenant.metadata.name), tenant);
+    const parent: ParentRef = { kind: 'Tenant', name: tenant.metadata.name };
+    const { existing } = splitWorkspaces(tenant, inventory.workspaces);
+    const quota = tenantQuota(tenant, existing.map((e) => e.workspace), config);
+    const share = options.myDriveShare ? options.myDriveShare(tenant) : nfsShareFromConfig(config, tenant.metadata.name);
+    const keep = options.keepPersonalNamespace ? options.keepPersonalNamespace(tenant) : true;
+    units.push({
+      id: `tenants/${tenant.metadata.name}`,
+      parent,
+      dependsOn: [parentKey(parent), ...(tenant.spec.workspaces ?? []).map((w) => `Workspace/${w.name}`)],
+      build: (app) =>
+        new TenantChart(app, 'tenant', { tenant, config, quota, keepPersonalNamespace: keep, myDriveShare: share, chartLabels: composerLabels(parent) }),
+    });
+  }
+
+  const namespaceLabels = (ns: string): Record<string, string> | undefined => {
+    const live = inventory.namespaces.get(ns);
+    if (live) return live.metadata.labels ?? {};
+    const tenant = renderedTenants.get(ns);
+    return tenant ? tenantNamespaceLabels(tenant, config) : undefined;
+  };
+
+  for (const instance of inventory.instances.values()) {
+    const ns = instance.metadata.namespace ?? '';
+    const labels = namespaceLabels(ns);
+    if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
+      notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
+      continue;
+    }
+    const result = planInstance(instance, inventory, config);
+    problems.push(...result.problems);
+    const plan = result.plan;
+    if (!plan) continue;
+    const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
+    const tref = instance.spec[TEMPLATE_REF];
+    const workspace = plan.workspaceName;
+    units.push({
+      id: `instances/${ns}/${instance.metadata.name}`,
+      parent,
+      dependsOn: [
+        parentKey(parent),
+        `Template/${tref.namespace}/${tref.name}`,
+        `Tenant/${instance.spec[TENANT_REF].name}`,
+        `Secret/${ns}/${MYDRIVE_INFO_SECRET}`,
+        `Namespace/${ns}`,
+        // Workspace managers' keys and e-mails go into the instance: any manager's edit matters.
+        ...(workspace ? inventory.managersOf(workspace).map((m) => `Tenant/${m.metadata.name}`) : []),
+      ],
+      build: (app) => new InstanceChart(app, 'instance', { plan, config, chartLabels: composerLabels(parent) }),
+    });
+  }
+
+  units.sort((a, b) => KIND_ORDER[a.parent.kind] - KIND_ORDER[b.parent.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { units, problems };
+}
+
+/** Synthesises one resource set into plain objects, each annotated with the input that produced it. */
+export function renderUnit(unit: RenderUnit): KubeObject[] {
+  const app = new App();
+  const chart = unit.build(app);
+  const annotations = composerAnnotations(unit.parent);
+  return (chart.toJson() as KubeObject[]).map((obj) => {
+    obj.metadata.annotations = { ...obj.metadata.annotations, ...annotations };
+    return canonicalObject(obj);
+  });
+}
+
+const LEADING_KEYS = ['apiVersion', 'kind', 'metadata'];
+
+/**
+ * Same input, same bytes: map keys sorted (Kubernetes gives key order no meaning), apiVersion,
+ * kind and metadata first for readers; list order is kept, as it can matter.
+ */
+function canonicalObject(obj: KubeObject): KubeObject {
+  const rest = Object.keys(obj)
+    .filter((k) => !LEADING_KEYS.includes(k))
+    .sort();
+  const out: Record<string, unknown> = {};
+  for (const k of [...LEADING_KEYS, ...rest]) if (obj[k] !== undefined) out[k] = sortKeysDeep(obj[k]);
+  return out as KubeObject;
+}
+
+function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value === null || typeof value !== 'object') return value;
+  const rec = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(rec).sort()) if (rec[k] !== undefined) out[k] = sortKeysDeep(rec[k]);
+  return out;
+}
+
+export interface RenderedSet {
+  unit: RenderUnit;
+  objects: KubeObject[];
+}
+
+/** Every set of a composition, rendered in order. */
+export function renderAll(composition: Composition, onProgress?: (done: number, total: number) => void): RenderedSet[] {
+  return composition.units.map((unit, i) => {
+    const objects = renderUnit(unit);
+    onProgress?.(i + 1, composition.units.length);
+    return { unit, objects };
+  });
+}
+
+function formatLabels(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}

@@ -1,0 +1,70 @@
+/**
+ * Every configuration key in one table: its flag (CrownLabs' flag name where one exists), its
+ * environment variable (CROWNLABS_ + the key in UPPER_SNAKE), its default (the upstream default of
+ * SPEC §2 unless a note says otherwise) and how a string value is parsed.
+ * The config file uses the same keys (camelCase) with YAML values.
+ */
+
+export type ValueType = 'string' | 'int' | 'bool' | 'kvmap' | 'label' | 'list' | 'quantity' | 'enum';
+
+export interface ConfigKeyDef {
+  key: string;
+  flag: string;
+  type: ValueType;
+  default: unknown;
+  doc: string;
+  enumValues?: readonly string[];
+}
+
+export const AUTH_MODES = ['shared', 'per-instance'] as const;
+export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
+
+export const CONFIG_KEYS = [
+  // --- Instances (instance-operator, SPEC §2.2) ---
+  { key: 'websiteBaseUrl', flag: '--website-base-url', type: 'string', default: 'crownlabs.polito.it', doc: 'Ingress host of instances (bare hostname); Exam/Exercise modes prefix it with exam./exercise.' },
+  { key: 'instancesAuthUrl', flag: '--instances-auth-url', type: 'string', default: '', doc: 'Base URL of the shared oauth2-proxy used by nginx external auth (auth mode "shared"). Empty: no auth annotations.' },
+  { key: 'namespaceWhitelist', flag: '--namespace-whitelist', type: 'kvmap', default: { 'crownlabs.polito.it/operator-selector': 'production' }, doc: 'Labels (k1=v1&k2=v2) a namespace must have for its Instances to be rendered. Empty: every namespace. Default is the Helm chart value; the bare flag default `production=true` would reject the tenant namespaces we render.' },
+  { key: 'containerEnvSidecarsTag', flag: '--container-env-sidecars-tag', type: 'string', default: 'latest', doc: 'Tag appended to every sidecar/helper image.' },
+  { key: 'containerEnvXVncImg', flag: '--container-env-x-vnc-img', type: 'string', default: 'crownlabs/tigervnc', doc: 'Xvnc image of Container environments.' },
+  { key: 'containerEnvWebsockifyImg', flag: '--container-env-websockify-img', type: 'string', default: 'crownlabs/websockify', doc: 'websockify image of Container environments.' },
+  { key: 'containerEnvContentDownloaderImg', flag: '--container-env-content-downloader-img', type: 'string', default: 'crownlabs/content-downloader', doc: 'Content downloader init container image (upstream flag default is the literal "latest", SPEC §14.11; we use the Helm value).' },
+  { key: 'containerEnvContentUploaderImg', flag: '--container-env-content-uploader-img', type: 'string', default: 'crownlabs/content-uploader', doc: 'Content uploader (submission Job) image (Helm value, as above).' },
+  { key: 'containerEnvInstmetricsServerEndpoint', flag: '--container-env-instmetrics-server-endpoint', type: 'string', default: 'instmetrics:9090', doc: 'Endpoint passed to websockify.' },
+  { key: 'vmRegistry', flag: '--vm-registry', type: 'string', default: '', doc: 'Registry host that instance snapshots are pushed to.' },
+  { key: 'vmRegistrySecret', flag: '--vm-registry-secret', type: 'string', default: '', doc: 'dockerconfigjson Secret used by kaniko to push snapshots.' },
+  { key: 'containerExportImg', flag: '--container-export-img', type: 'string', default: 'crownlabs/img-exporter', doc: 'Snapshot export init container image (used verbatim).' },
+  { key: 'containerKanikoImg', flag: '--container-kaniko-img', type: 'string', default: 'gcr.io/kaniko-project/executor', doc: 'kaniko image of the snapshot Job (used verbatim).' },
+  // --- Authentication in front of instance GUIs (SPEC Decision 2) ---
+  { key: 'authMode', flag: '--auth-mode', type: 'enum', enumValues: AUTH_MODES, default: 'shared', doc: '"shared": nginx external-auth annotations to a shared oauth2-proxy (upstream); "per-instance": an oauth2-proxy Deployment+Service in front of each exposed GUI, admitting only the owner and the workspace managers.' },
+  { key: 'oauth2ProxyImage', flag: '--oauth2-proxy-image', type: 'string', default: 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0', doc: 'oauth2-proxy image (per-instance auth mode).' },
+  { key: 'oidcIssuerUrl', flag: '--oidc-issuer-url', type: 'string', default: 'https://auth.crownlabs.polito.it/realms/crownlabs', doc: 'OIDC issuer of the per-instance oauth2-proxy.' },
+  { key: 'oidcClientId', flag: '--oidc-client-id', type: 'string', default: 'k8s', doc: 'OIDC client id of the per-instance oauth2-proxy.' },
+  { key: 'oidcClientSecret', flag: '--oidc-client-secret', type: 'string', default: '', doc: 'OIDC client secret of the per-instance oauth2-proxy (written into the per-instance Secret; never into gitops).' },
+  { key: 'cookieSecretSeed', flag: '--cookie-secret-seed', type: 'string', default: '', doc: 'Seed from which each per-instance cookie secret is derived (HMAC of the Instance UID), keeping the composition deterministic. Empty: derived from the Instance UID alone (set a seed in production).' },
+  // --- Tenants and workspaces (tenant-operator, SPEC §2.1) ---
+  { key: 'targetLabel', flag: '--target-label', type: 'label', default: 'crownlabs.polito.it/operator-selector=production', doc: 'key=value: only Tenants/Workspaces carrying it are rendered, and it is stamped on their children (sandbox objects excepted). Default is the Helm chart value.' },
+  { key: 'mydrivePvcsSize', flag: '--mydrive-pvcs-size', type: 'quantity', default: '1Gi', doc: 'MyDrive PVC size.' },
+  { key: 'mydrivePvcsStorageClassName', flag: '--mydrive-pvcs-storage-class-name', type: 'string', default: 'rook-nfs', doc: 'MyDrive storage class.' },
+  { key: 'mydrivePvcsNamespace', flag: '--mydrive-pvcs-namespace', type: 'string', default: 'mydrive-pvcs', doc: 'Namespace of the MyDrive PVCs.' },
+  { key: 'mydriveNfsServerName', flag: '--mydrive-nfs-server-name', type: 'string', default: '', doc: 'NFS server name written into each tenant\'s mydrive-info Secret when rendering from files (no bound PV to read). Empty: the Secret is not rendered from files.' },
+  { key: 'mydriveNfsPathTemplate', flag: '--mydrive-nfs-path-template', type: 'string', default: '/mydrive/{tenant}', doc: 'Per-tenant NFS export path when rendering from files; {tenant} is the canonical tenant name, {pvc} the PVC name.' },
+  { key: 'sandboxClusterRole', flag: '--sandbox-cluster-role', type: 'string', default: 'crownlabs-sandbox', doc: 'ClusterRole bound in sandbox namespaces.' },
+  { key: 'baseWorkspaces', flag: '--base-workspaces', type: 'list', default: [], doc: 'Workspaces every tenant is enrolled in by the mutating webhook; they do not count for no-workspaces.' },
+  { key: 'capCpu', flag: '--cap-cpu', type: 'quantity', default: '25', doc: 'Cap of a tenant\'s summed CPU quota (applied when the sum reaches it).' },
+  { key: 'capMemory', flag: '--cap-memory', type: 'quantity', default: '50G', doc: 'Cap of a tenant\'s summed memory quota.' },
+  { key: 'capInstances', flag: '--cap-instances', type: 'int', default: 10, doc: 'Cap of a tenant\'s summed instance count.' },
+  { key: 'keycloakUrl', flag: '--keycloak-url', type: 'string', default: '', doc: 'Keycloak base URL. Empty: Keycloak integration disabled.' },
+  { key: 'keycloakLoginRealm', flag: '--kc-login-realm', type: 'string', default: '', doc: 'Realm of the admin login.' },
+  { key: 'keycloakTargetRealm', flag: '--kc-target-realm', type: 'string', default: '', doc: 'Realm where users and roles live.' },
+  { key: 'keycloakTargetClient', flag: '--kc-target-client', type: 'string', default: '', doc: 'clientId whose client roles are managed.' },
+  { key: 'keycloakUser', flag: '--kc-tenant-operator-user', type: 'string', default: '', doc: 'Keycloak admin user.' },
+  { key: 'keycloakPassword', flag: '--kc-tenant-operator-psw', type: 'string', default: '', doc: 'Keycloak admin password (prefer the environment variable).' },
+  // --- GitOps sink ---
+  { key: 'gitopsSecretMode', flag: '--gitops-secret-mode', type: 'enum', enumValues: GITOPS_SECRET_MODES, default: 'existing', doc: 'How the gitops tree refers to Secrets without their values: "existing" (expect the Secret in the cluster), "external-secret" (an ExternalSecret), "sealed-secret" (a SealedSecret placeholder).' },
+] as const satisfies readonly ConfigKeyDef[];
+
+export type ConfigKey = (typeof CONFIG_KEYS)[number]['key'];
+
+export function envVarName(key: string): string {
+  return `CROWNLABS_${key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}

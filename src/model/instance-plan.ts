@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import type { Inventory } from '../api/inventory.ts';
+import type { Problem } from '../api/problems.ts';
+import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../api/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
+import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
+import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
+import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
+
+/** An annotation on the Instance holding the Template spec it was created from (SPEC Decision 3). */
+export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
+
+export interface ServicePort {
+  name: string;
+  port: number;
+}
+
+/** Everything the constructs need for one environment of an Instance, derived purely. */
+export interface EnvironmentPlan {
+  env: Environment;
+  /** Name of the environment's children: `N`, or `N-<env>` with several environments. */
+  name: string;
+  isVM: boolean;
+  isContainer: boolean;
+  isStandalone: boolean;
+  persistent: boolean;
+  /** Standard mode: cloud-init, shared auth and the mydrive port apply only to it. */
+  standardMode: boolean;
+  /** Service and Ingress exist (running); the Ingress only with a GUI. */
+  exposed: boolean;
+  servicePorts: ServicePort[];
+  host: string;
+  /** `/instance/<uid>` (single environment) or `/instance/<uid>/<env>`. */
+  basePath: string;
+  ingressName: string;
+  ingressPath: string;
+  /** URL of this environment's GUI, when exposed with a GUI. */
+  url?: string;
+  vmResources?: ComputeResources;
+  containerResources?: ComputeResources;
+  /** The MyDrive share to mount, when the environment asks for it and it is known. */
+  nfs?: NfsShare;
+}
+
+export interface InstancePlan {
+  instance: Instance;
+  template: Template;
+  tenant: Tenant;
+  key: string;
+  namespace: string;
+  uid: string;
+  identity: InstanceIdentity;
+  objectLabels: Record<string, string>;
+  selectorLabels: Record<string, string>;
+  running: boolean;
+  workspaceName: string;
+  /** Name of the cloud-init Secret (shared by every VM environment). */
+  cloudInitName: string;
+  /** Tenant keys followed by the workspace managers' keys, owner excluded (SPEC §7.4). */
+  publicKeys: string[];
+  /** E-mails admitted by a per-instance oauth2-proxy: the owner, then the workspace managers. */
+  allowedEmails: string[];
+  environments: EnvironmentPlan[];
+  /** Instance-level status URL, when any environment is exposed with a GUI. */
+  url?: string;
+}
+
+/**
+ * The UID used in paths and URLs. A live Instance has one; an Instance read from a file may not,
+ * so a stable one is derived from its namespace and name (a name-based UUID, version 5 layout).
+ */
+export function instanceUid(instance: Instance): string {
+  if (instance.metadata.uid) return instance.metadata.uid;
+  const h = createHash('sha1').update(`crownlabs-composer/Instance/${objectKey(instance)}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The environments an Instance is rendered from: the Template's, unless the Instance carries the
+ * spec it was created with (the controller freezes it so a Template edit restarts nothing).
+ */
+export function effectiveEnvironments(instance: Instance, template: Template): Environment[] {
+  const frozen = instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION];
+  if (frozen) {
+    try {
+      const parsed = JSON.parse(frozen) as { environmentList?: Environment[] };
+      if (Array.isArray(parsed.environmentList) && parsed.environmentList.length > 0) return parsed.environmentList;
+    } catch {
+      // A damaged annotation falls back to the live Template rather than blocking the Instance.
+    }
+  }
+  return template.spec.environmentList;
+}
+
+export type PlanResult = { plan: InstancePlan; problems: Problem[] } | { plan?: undefined; problems: Problem[] };
+
+/** Derives the plan of one Instance, or the problems that prevent rendering it. */
+export function planInstance(instance: Instance, inventory: Inventory, config: ComposerConfig): PlanResult {
+  const problems: Problem[] = [];
+  const src = inventory.sourceOf(instance);
+  const about = { file: src?.file, document: src?.document, kind: 'Instance', name: objectKey(instance) };
+  const template = inventory.templateOf(instance);
+  const tenant = inventory.tenantOf(instance);
+  if (!template || !tenant) {
+    // Reported by Inventory.checkReferences; nothing to render.
+    return { problems };
+  }
+  const namespace = instance.metadata.namespace ?? '';
+  const uid = instanceUid(instance);
+  const identity: InstanceIdentity = {
+    instanceName: instance.metadata.name,
+    templateName: instance.spec[TEMPLATE_REF].name,
+    tenantName: instance.spec[TENANT_REF].name,
+  };
+  const running = instance.spec.running !== false;
+  const envs = effectiveEnvironments(instance, template);
+  const several = envs.length > 1;
+  const workspaceName = template.spec[WORKSPACE_REF]?.name ?? '';
+  const managers = workspaceName ? inventory.managersOf(workspaceName).filter((t) => t.metadata.name !== tenant.metadata.name) : [];
+  const publicKeys = [...(tenant.spec.publicKeys ?? []), ...managers.flatMap((m) => m.spec.publicKeys ?? [])];
+  const allowedEmails = [...new Set([tenant.spec.email, ...managers.map((m) => m.spec.email)].map((e) => e.toLowerCase()))];
+
+  const nfsNeeded = envs.some((e) => e.mountMyDriveVolume);
+  let nfs: NfsShare | undefined;
+  if (nfsNeeded) {
+    nfs = nfsShareFromSecret(inventory.secrets.get(`${namespace}/${MYDRIVE_INFO_SECRET}`));
+    if (!nfs && namespace === tenantNamespaceName(tenant.metadata.name)) nfs = nfsShareFromConfig(config, tenant.metadata.name);
+    if (!nfs) {
+      problems.push({
+        severity: 'error',
+        ...about,
+        field: 'spec.environmentList[].mountMyDriveVolume',
+        message: `Secret ${namespace}/${MYDRIVE_INFO_SECRET} with keys server-name and path is required to mount MyDrive (give it in the input, or set mydriveNfsServerName)`,
+      });
+      return { problems };
+    }
+  }
+
+  const environments = envs.map((env): EnvironmentPlan => {
+    const isVM = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM';
+    const isContainer = env.environmentType === 'Container';
+    const isStandalone = env.environmentType === 'Standalone';
+    const standardMode = env.mode === 'Standard';
+    const name = instanceChildName(instance.metadata.name, several ? env.name : undefined);
+    const basePath = several ? `/instance/${uid}/${env.name}` : `/instance/${uid}`;
+    const host = env.mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : env.mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
+    const servicePorts: ServicePort[] = [];
+    if (isVM) servicePorts.push({ name: 'ssh', port: 22 });
+    if (env.guiEnabled) servicePorts.push({ name: 'gui', port: 6080 });
+    if ((isStandalone || isContainer) && standardMode) servicePorts.push({ name: 'mydrive', port: 8080 });
+    if (isContainer) servicePorts.push({ name: 'metrics', port: 9090 });
+    const ingressPath = isStandalone
+      ? env.rewriteURL
+        ? `${basePath}/app(/|$)(.*)`
+        : `${basePath}/app`
+      : isContainer
+        ? `${basePath}/app`
+        : `${basePath}/vnc`;
+    const exposed = running;
+    const withGui = exposed && env.guiEnabled;
+    return {
+      env,
+      name,
+      isVM,
+      isContainer,
+      isStandalone,
+      persistent: env.persistent,
+      standardMode,
+      exposed,
+      servicePorts,
+      host,
+      basePath,
+      ingressName: instanceIngressName(name, isStandalone),
+      ingressPath,
+      url: withGui ? `https://${host}${basePath}/${isVM ? '' : 'app/'}` : undefined,
+      vmResources: isVM ? virtualMachineResources(env.resources) : undefined,
+      containerResources: isVM ? undefined : containerResources(env.resources),
+      nfs: env.mountMyDriveVolume ? nfs : undefined,
+    };
+  });
+
+  // Several environments share one instance-level URL (as upstream HEAD); one keeps its own.
+  const guiEnvs = environments.filter((e) => e.url);
+  const url = several ? (guiEnvs.length ? `https://${guiEnvs[0].host}/instance/${uid}/` : undefined) : guiEnvs[0]?.url;
+
+  return {
+    plan: {
+      instance,
+      template,
+      tenant,
+      key: objectKey(instance),
+      namespace,
+      uid,
+      identity,
+      objectLabels: instanceObjectLabels(identity),
+      selectorLabels: instanceSelectorLabels(identity),
+      running,
+      workspaceName,
+      cloudInitName: canon(instance.metadata.name),
+      publicKeys,
+      allowedEmails,
+      environments,
+      url,
+    },
+    problems,
+  };
+}
+
+/** Labels the operator keeps on the Instance itself (SPEC §7.2 step 5), merged over its own. */
+export function instanceOwnLabels(instance: Instance, template: Template): Record<string, string> {
+  const envs = effectiveEnvironments(instance, template);
+  const labels: Record<string, string> = {
+    ...(instance.metadata.labels ?? {}),
+    [LABEL.managedBy]: 'instance',
+    [LABEL.workspace]: template.spec[WORKSPACE_REF]?.name ?? '',
+    [LABEL.template]: template.metadata.name,
+    [LABEL.persistent]: envs.some((e) => e.persistent) ? 'true' : 'false',
+  };
+  if (instance.spec.customizationUrls?.statusCheck && !instance.metadata.labels?.[LABEL.watchForInstanceTermination]) {
+    labels[LABEL.watchForInstanceTermination] = 'true';
+  }
+  return labels;
+}
+
+export { canonicalQuantity };

@@ -1,0 +1,60 @@
+/**
+ * Every name CrownLabs derives from its resources (SPEC §0.2, §4.2, §5.2), in one place.
+ */
+
+/** `x` with every `.` replaced by `-` (SPEC §0.2). */
+export function canon(name: string): string {
+  return name.replace(/\./g, '-');
+}
+
+export function tenantNamespaceName(tenantName: string): string {
+  return `tenant-${canon(tenantName)}`;
+}
+
+export function sandboxNamespaceName(tenantName: string): string {
+  return `sandbox-${canon(tenantName)}`;
+}
+
+/** Workspace namespaces are not canonicalised (SPEC §0.2). */
+export function workspaceNamespaceName(workspaceName: string): string {
+  return `workspace-${workspaceName}`;
+}
+
+/** ClusterRole and ClusterRoleBinding letting a tenant manage its own Tenant object. */
+export function tenantManageRoleName(tenantName: string): string {
+  return `crownlabs-manage-${tenantNamespaceName(tenantName)}`;
+}
+
+export function myDrivePvcName(tenantName: string): string {
+  return `${canon(tenantName)}-drive`;
+}
+
+/**
+ * Base name of an Instance's children. With several environments, per-environment children are
+ * `<canon(instance)>-<env>` (as upstream HEAD); with one, the upstream names are kept.
+ */
+export function instanceChildName(instanceName: string, envName?: string): string {
+  return envName === undefined ? canon(instanceName) : `${canon(instanceName)}-${envName}`;
+}
+
+/** Ingress of an environment: `-app` for Standalone, `-gui` for the others (SPEC §7.3). */
+export function instanceIngressName(base: string, standalone: boolean): string {
+  return `${base}-${standalone ? 'app' : 'gui'}`;
+}
+
+export function oauth2ProxyName(base: string): string {
+  return `${base}-oauth2-proxy`;
+}
+
+export function submitterJobName(instanceName: string): string {
+  return `${canon(instanceName)}-submitter`;
+}
+
+/** Keycloak client role / Kubernetes group names of a workspace (SPEC §4.2, §4.3). */
+export function workspaceRoleName(workspaceName: string, role: 'manager' | 'user'): string {
+  return `workspace-${workspaceName}:${role}`;
+}
+
+export function workspaceGroupName(workspaceName: string, role: 'manager' | 'user'): string {
+  return `kubernetes:${workspaceRoleName(workspaceName, role)}`;
+}

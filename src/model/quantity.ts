@@ -1,0 +1,697 @@
+/**
+ * Kubernetes `resource.Quantity`: parsing, exact arithmetic and canonical formatting, with the
+ * observable behaviour of Go's `k8s.io/apimachinery/pkg/api/resource` (checked against v0.31.0 by
+ * the Go-generated table in test/unit/model/fixtures/quantity-go.json).
+ *
+ * What "the same observable behaviour" covers:
+ * - `parseQuantity` accepts and rejects exactly what `resource.ParseQuantity` does (including the
+ *   odd inputs Go accepts: `"1."`, `"."`, `"+"`, `"e3"`, `"Ki"`), rounds up to 1n precision like Go,
+ *   clamps binary-SI values above 2^63-1, and keeps the three error kinds (`reason`).
+ * - `toString()` is byte-identical to Go's `Quantity.String()`: a parsed quantity keeps its input
+ *   text when Go keeps it (`"+1"`, `"05"`, `"1.500"`, `"1E3"` print as typed), anything computed is
+ *   canonical (`2000m` -> `2`, `1024Mi` -> `1Gi`, `2Gi` + `500M` -> `2647483648`).
+ * - `add`/`sub` keep the receiver's format (a zero receiver takes the other operand's), like Go.
+ * - `value()`, `milliValue()`, `scaledValue()` return Go's int64 results, rounding up (away from
+ *   zero) and including Go's wrap-around on overflow, hence `bigint`.
+ *
+ * Internally a quantity is an exact decimal `unscaled × 10^scale` (BigInt), tagged with which of
+ * Go's two representations (int64Amount or inf.Dec) Go would be holding, because a few int64
+ * results (rounding of negative values, overflow) differ between the two.
+ *
+ * Known deviations: a value whose parsing would need a power of ten above 10^100000 (e.g.
+ * `"1.0000000000000000000e100001"`) is rejected with reason `range` (Go would build the huge number);
+ * arithmetic on quantities whose exponents differ by more than that throws a `RangeError`.
+ * `int64(math.Pow10(n))` for n > 18, reachable only in `scaledValue` of such exotic values, is taken
+ * as -2^63 (what amd64 produces).
+ */
+
+/** The three ways Go renders a quantity. */
+export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
+
+/** What a CRD's int-or-string quantity field may hold. */
+export type QuantityInput = string | number | bigint;
+
+/** Anything the helper functions accept as a quantity. */
+export type QuantityLike = Quantity | QuantityInput;
+
+/**
+ * Why a value is not a quantity: Go's three parse errors (`format` = ErrFormatWrong,
+ * `numeric` = ErrNumeric, `suffix` = ErrSuffix), plus `range` (see the module comment) and `type`
+ * (neither string nor number).
+ */
+export type QuantityErrorReason = 'format' | 'numeric' | 'suffix' | 'range' | 'type';
+
+const GO_ERROR_TEXT: Record<QuantityErrorReason, string> = {
+  format: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+  numeric: 'unable to parse numeric part of quantity',
+  suffix: "unable to parse quantity's suffix",
+  range: 'the exponent is too large to represent',
+  type: 'a quantity must be a string or a number',
+};
+
+/** Thrown by `parseQuantity` (and everything that parses) on a value that is not a quantity. */
+export class QuantityError extends Error {
+  override readonly name = 'QuantityError';
+
+  constructor(
+    /** The rejected value, as given. */
+    readonly input: unknown,
+    readonly reason: QuantityErrorReason,
+  ) {
+    super(`${describeInput(input)} is not a valid Kubernetes quantity: ${GO_ERROR_TEXT[reason]}`);
+  }
+}
+
+function describeInput(input: unknown): string {
+  if (typeof input === 'string') return JSON.stringify(input);
+  if (typeof input === 'number' || typeof input === 'bigint') return String(input);
+  if (input === null) return 'null';
+  return typeof input;
+}
+
+// ---------------------------------------------------------------------------------------------
+// int64 and power-of-ten helpers
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+/** Largest power of ten this module builds; beyond it a RangeError (see the module comment). */
+const MAX_POW10 = 100_000;
+
+const fitsInt64 = (v: bigint): boolean => v >= INT64_MIN && v <= INT64_MAX;
+const wrap64 = (v: bigint): bigint => BigInt.asIntN(64, v);
+
+const POW10_CACHE: bigint[] = [];
+for (let i = 0, p = 1n; i <= 40; i++, p *= 10n) POW10_CACHE.push(p);
+
+function pow10(k: number): bigint {
+  const cached = POW10_CACHE[k];
+  if (cached !== undefined) return cached;
+  if (k > MAX_POW10) throw new RangeError(`quantity exponent out of the supported range (10^${k})`);
+  return 10n ** BigInt(k);
+}
+
+/** Number of decimal digits of |v|. */
+const digitCount = (v: bigint): number => (v < 0n ? -v : v).toString().length;
+
+/** base × 10^k (k ≥ 0) if it fits in int64, else undefined. Go's positiveScaleInt64 `ok`. */
+function scaleUpFits(base: bigint, k: number): bigint | undefined {
+  if (base === 0n || k === 0) return base;
+  if (k > 19) return undefined;
+  const r = base * pow10(k);
+  return fitsInt64(r) ? r : undefined;
+}
+
+/** Go's positiveScaleInt64 result, ignoring `ok`: wrapped product for k in {1,2,3,6,9}, else 0 on overflow. */
+function positiveScaleInt64(base: bigint, k: number): bigint {
+  if (k === 0) return base;
+  if (k === 1 || k === 2 || k === 3 || k === 6 || k === 9) {
+    return base === INT64_MIN ? 0n : wrap64(base * pow10(k));
+  }
+  return scaleUpFits(base, k) ?? 0n;
+}
+
+/** Go's negativeScaleInt64: base / 10^k rounded away from zero, and whether it was exact. */
+function negativeScaleInt64(base: bigint, k: number): { result: bigint; exact: boolean } {
+  if (k === 0) return { result: base, exact: true };
+  if (k > 19) return base === 0n ? { result: 0n, exact: true } : { result: base > 0n ? 1n : -1n, exact: false };
+  const d = pow10(k);
+  const q = base / d;
+  if (base % d === 0n) return { result: q, exact: true };
+  return { result: base > 0n ? q + 1n : q - 1n, exact: false };
+}
+
+/** Compare a×10^as with b×10^bs exactly. */
+function cmpScaled(a: bigint, as: number, b: bigint, bs: number): -1 | 0 | 1 {
+  const sa = a === 0n ? 0 : a > 0n ? 1 : -1;
+  const sb = b === 0n ? 0 : b > 0n ? 1 : -1;
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  if (sa === 0) return 0;
+  // Same sign, both non-zero: compare magnitudes by order of magnitude first (no huge powers).
+  const ma = digitCount(a) + as;
+  const mb = digitCount(b) + bs;
+  if (ma !== mb) return (ma > mb) === (sa > 0) ? 1 : -1;
+  const s = Math.min(as, bs);
+  const x = a * pow10(as - s);
+  const y = b * pow10(bs - s);
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// suffixes
+
+const DECIMAL_SUFFIXES: ReadonlyMap<string, number> = new Map([
+  ['n', -9],
+  ['u', -6],
+  ['m', -3],
+  ['', 0],
+  ['k', 3],
+  ['M', 6],
+  ['G', 9],
+  ['T', 12],
+  ['P', 15],
+  ['E', 18],
+]);
+const BINARY_SUFFIXES: ReadonlyMap<string, number> = new Map([
+  ['Ki', 10],
+  ['Mi', 20],
+  ['Gi', 30],
+  ['Ti', 40],
+  ['Pi', 50],
+  ['Ei', 60],
+]);
+const DECIMAL_SUFFIX_BY_EXPONENT = new Map([...DECIMAL_SUFFIXES].map(([s, e]) => [e, s]));
+const BINARY_SUFFIX_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+interface SuffixMeaning {
+  base: 2 | 10;
+  exponent: number;
+  format: QuantityFormat;
+}
+
+function interpretSuffix(suffix: string): SuffixMeaning | undefined {
+  const dec = DECIMAL_SUFFIXES.get(suffix);
+  if (dec !== undefined) return { base: 10, exponent: dec, format: 'DecimalSI' };
+  const bin = BINARY_SUFFIXES.get(suffix);
+  if (bin !== undefined) return { base: 2, exponent: bin, format: 'BinarySI' };
+  if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E')) {
+    // strconv.ParseInt(rest, 10, 64), then Go's int32 conversion (which wraps).
+    const rest = suffix.slice(1);
+    if (!/^[+-]?[0-9]+$/.test(rest)) return undefined;
+    const n = BigInt(rest);
+    if (!fitsInt64(n)) return undefined;
+    return { base: 10, exponent: Number(BigInt.asIntN(32, n)), format: 'DecimalExponent' };
+  }
+  return undefined;
+}
+
+/** The suffix Go prints for a decimal exponent (none when its table lacks one). */
+function decimalSuffix(exponent: number, format: QuantityFormat): string {
+  if (format === 'DecimalExponent') return exponent === 0 ? '' : `e${exponent}`;
+  return DECIMAL_SUFFIX_BY_EXPONENT.get(exponent) ?? '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// parsing
+
+interface SplitQuantity {
+  positive: boolean;
+  /** The signed numeric text (what Go hands to inf.Dec.SetString). */
+  value: string;
+  /** Integer digits without leading zeros ("0" when there are none). */
+  num: string;
+  denom: string;
+  suffix: string;
+}
+
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+const SUFFIX_CHARS = 'eEinumkKMGTP';
+
+/** Go's parseQuantityString; undefined means ErrFormatWrong. */
+function splitQuantity(str: string): SplitQuantity | undefined {
+  const end = str.length;
+  let positive = true;
+  let pos = 0;
+  if (str[0] === '-') {
+    positive = false;
+    pos++;
+  } else if (str[0] === '+') {
+    pos++;
+  }
+  while (pos < end && str[pos] === '0') pos++;
+  if (pos >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
+
+  let i = pos;
+  while (i < end && isDigit(str[i])) i++;
+  let num = str.slice(pos, i);
+  if (i >= end) return { positive, value: str, num, denom: '', suffix: '' };
+  pos = i;
+  if (num === '') num = '0';
+
+  let denom = '';
+  if (str[pos] === '.') {
+    pos++;
+    let j = pos;
+    while (j < end && isDigit(str[j])) j++;
+    denom = str.slice(pos, j);
+    if (j >= end) return { positive, value: str, num, denom, suffix: '' };
+    pos = j;
+  }
+  const value = str.slice(0, pos);
+
+  const suffixStart = pos;
+  let k = pos;
+  while (k < end && SUFFIX_CHARS.includes(str[k] as string)) k++;
+  if (k >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
+  pos = k;
+  if (str[pos] === '-' || str[pos] === '+') pos++;
+  while (pos < end && isDigit(str[pos])) pos++;
+  if (pos >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
+  return undefined;
+}
+
+/** inf.Dec.SetString on Go's numeric text: [sign] digits [. digits]; undefined when there is no digit. */
+function scanDecimal(text: string): { unscaled: bigint; fractionDigits: number } | undefined {
+  let body = text;
+  let negative = false;
+  if (body[0] === '+' || body[0] === '-') {
+    negative = body[0] === '-';
+    body = body.slice(1);
+  }
+  const dot = body.indexOf('.');
+  const intPart = dot < 0 ? body : body.slice(0, dot);
+  const frac = dot < 0 ? '' : body.slice(dot + 1);
+  const digits = intPart + frac;
+  if (digits === '') return undefined;
+  const magnitude = BigInt(digits);
+  return { unscaled: negative ? -magnitude : magnitude, fractionDigits: frac.length };
+}
+
+/** Round a non-negative u×10^-infScale up (away from zero) to 9 fractional digits. */
+function roundUpToNano(u: bigint, infScale: number): bigint {
+  if (infScale <= 9) return u * pow10(9 - infScale);
+  const k = infScale - 9;
+  if (k > digitCount(u)) return u === 0n ? 0n : 1n;
+  const d = pow10(k);
+  return u % d === 0n ? u / d : u / d + 1n;
+}
+
+interface Parsed {
+  format: QuantityFormat;
+  big: boolean;
+  unscaled: bigint;
+  scale: number;
+  text?: string;
+}
+
+/** Go's ParseQuantity; throws QuantityError. */
+function parseGo(str: string, input: unknown): Parsed {
+  if (str.length === 0) throw new QuantityError(input, 'format');
+  if (str === '0') return { format: 'DecimalSI', big: false, unscaled: 0n, scale: 0, text: str };
+
+  const parts = splitQuantity(str);
+  if (parts === undefined) throw new QuantityError(input, 'format');
+  const meaning = interpretSuffix(parts.suffix);
+  if (meaning === undefined) throw new QuantityError(input, 'suffix');
+  const { base, exponent } = meaning;
+  let { format } = meaning;
+  const { num, denom } = parts;
+
+  // The int64 fast path, with Go's conservative precision estimate deciding when to take it.
+  let precision: number;
+  let scale = 0;
+  let mantissa = 1n;
+  if (format === 'BinarySI') {
+    if (exponent >= 0 && denom.length === 0) {
+      mantissa = 1n << BigInt(exponent);
+      precision = 15 - num.length - Math.trunc((exponent * 3) / 10) - 1;
+    } else {
+      precision = -1;
+    }
+  } else {
+    scale = exponent;
+    precision = 18 - (num.length + denom.length);
+  }
+  if (precision >= 0) {
+    scale = (scale - denom.length) | 0; // int32 arithmetic, as in Go
+    if (scale >= -9) {
+      const shifted = num + denom;
+      const parsed = BigInt(shifted);
+      const product = parsed * mantissa;
+      if (fitsInt64(parsed) && fitsInt64(product)) {
+        const unscaled = parts.positive ? product : -product;
+        // Go keeps the input text when it already is what String() would print (roughly).
+        const keepText =
+          format === 'BinarySI'
+            ? exponent % 10 === 0 && (parsed & 7n) !== 0n
+            : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+        return keepText
+          ? { format, big: false, unscaled, scale, text: str }
+          : { format, big: false, unscaled, scale };
+      }
+    }
+  }
+
+  // The arbitrary-precision path (Go's inf.Dec).
+  const dec = scanDecimal(parts.value);
+  if (dec === undefined) throw new QuantityError(input, 'numeric');
+  let u = dec.unscaled;
+  let infScale = dec.fractionDigits;
+  if (base === 10) infScale = (infScale - exponent) | 0;
+  else u *= 1n << BigInt(exponent);
+  const negative = u < 0n;
+  if (negative) u = -u;
+  if (u !== 0n) {
+    try {
+      u = roundUpToNano(u, infScale);
+    } catch (e) {
+      if (e instanceof RangeError) throw new QuantityError(input, 'range');
+      throw e;
+    }
+    infScale = 9;
+  }
+  if (format === 'BinarySI' && cmpScaled(u, -infScale, INT64_MAX, 0) > 0) {
+    u = INT64_MAX;
+    infScale = 0;
+  }
+  if (format === 'BinarySI' && u !== 0n && cmpScaled(u, -infScale, 1n, 0) < 0) format = 'DecimalSI';
+  return { format, big: true, unscaled: negative ? -u : u, scale: -infScale };
+}
+
+function inputText(input: QuantityInput): string {
+  if (typeof input === 'string') return input;
+  if (typeof input === 'bigint') return input.toString();
+  if (!Number.isFinite(input)) throw new QuantityError(input, 'format');
+  // The shortest round-trip text, as JSON.stringify writes it (and Go's decoder then reads it).
+  return String(input);
+}
+
+/** An int64 from a safe integer number or an in-range bigint. */
+function toInt64(n: number | bigint, what: string): bigint {
+  if (typeof n === 'number') {
+    if (!Number.isSafeInteger(n)) throw new RangeError(`${what} must be a safe integer, got ${n}`);
+    return BigInt(n);
+  }
+  if (!fitsInt64(n)) throw new RangeError(`${what} must fit in int64, got ${n}`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the class
+
+/**
+ * An immutable Kubernetes quantity. Build one with `parseQuantity`, `Quantity.parse`,
+ * `Quantity.fromInt`, `Quantity.fromMilli` or `Quantity.fromScaled`; every operation returns a new
+ * quantity. `JSON.stringify` writes it as Go's MarshalJSON does (its `toString()`).
+ */
+export class Quantity {
+  private constructor(
+    /** How the quantity is printed (Go's `Format` field). */
+    readonly format: QuantityFormat,
+    /** Whether Go would hold it as an inf.Dec rather than an int64Amount. */
+    private readonly big: boolean,
+    /** The value is `unscaled × 10^scale`, exactly. */
+    private readonly unscaled: bigint,
+    private readonly scale: number,
+    /** The input text Go's parser keeps (and String() returns) when it is already canonical enough. */
+    private readonly text?: string,
+  ) {}
+
+  /** Parse a quantity like Go's `resource.ParseQuantity`. Numbers are read as their JSON text. */
+  static parse(input: QuantityInput): Quantity {
+    if (typeof input !== 'string' && typeof input !== 'number' && typeof input !== 'bigint') {
+      throw new QuantityError(input, 'type');
+    }
+    const p = parseGo(inputText(input), input);
+    return new Quantity(p.format, p.big, p.unscaled, p.scale, p.text);
+  }
+
+  /** `value` units (Go's `NewQuantity`); `value` must be an int64. */
+  static fromInt(value: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+    return new Quantity(format, false, toInt64(value, 'value'), 0);
+  }
+
+  /** `value` thousandths (Go's `NewMilliQuantity`), e.g. 500 -> `500m`, 2000 -> `2`. */
+  static fromMilli(value: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+    return new Quantity(format, false, toInt64(value, 'value'), -3);
+  }
+
+  /** `value × 10^scale` in DecimalSI (Go's `NewScaledQuantity`), e.g. (5, 9) -> `5G`. */
+  static fromScaled(value: number | bigint, scale: number): Quantity {
+    if (!Number.isInteger(scale) || scale < -(2 ** 31) || scale >= 2 ** 31) {
+      throw new RangeError(`scale must be an int32, got ${scale}`);
+    }
+    return new Quantity('DecimalSI', false, toInt64(value, 'value'), scale);
+  }
+
+  /** Go's `String()`: the kept input text if any, else the canonical form. */
+  toString(): string {
+    return this.text ?? this.canonical();
+  }
+
+  /** Same as `toString()`, so `JSON.stringify` matches Go's MarshalJSON. */
+  toJSON(): string {
+    return this.toString();
+  }
+
+  /**
+   * Go's CanonicalizeBytes, ignoring any kept input text: what `String()` prints once the quantity
+   * has been computed with. DecimalSI/DecimalExponent use the smallest integer mantissa with an
+   * exponent multiple of 3; BinarySI uses powers of 1024 for an integer number of units with
+   * |value| ≥ 1024 (plain units when not divisible by 1024), and DecimalSI otherwise.
+   */
+  canonical(): string {
+    const { unscaled, scale } = this;
+    if (unscaled === 0n) return '0';
+    let format = this.format;
+    if (format === 'BinarySI') {
+      const small = cmpScaled(unscaled, scale, -1024n, 0) > 0 && cmpScaled(unscaled, scale, 1024n, 0) < 0;
+      if (small || (scale < 0 && unscaled % pow10(-scale) !== 0n)) format = 'DecimalSI';
+    }
+    if (format !== 'BinarySI') {
+      let m = unscaled;
+      let e = scale;
+      while (m % 10n === 0n) {
+        m /= 10n;
+        e++;
+      }
+      while (e % 3 !== 0) {
+        m *= 10n;
+        e--;
+      }
+      return m.toString() + decimalSuffix(e, format);
+    }
+    let units = scale >= 0 ? unscaled * pow10(scale) : unscaled / pow10(-scale);
+    let power = 0;
+    while (units % 1024n === 0n) {
+      units /= 1024n;
+      power++;
+    }
+    return units.toString() + (BINARY_SUFFIX_BY_POWER[power] ?? '');
+  }
+
+  /** The sum, in this quantity's format (the other's when this one is zero), like Go's `Add`. */
+  add(other: QuantityLike): Quantity {
+    return this.plus(toQuantity(other), false);
+  }
+
+  /** The difference, formatted like `add` (Go's `Sub`). */
+  sub(other: QuantityLike): Quantity {
+    return this.plus(toQuantity(other), true);
+  }
+
+  private plus(y: Quantity, negate: boolean): Quantity {
+    const format = this.isZero() ? y.format : this.format;
+    if (!this.big && !y.big) {
+      // Go negates the int64 with wrap-around (so subtracting -2^63 adds -2^63, as Go does).
+      const yu = negate ? wrap64(-y.unscaled) : y.unscaled;
+      const r = addInt64Amounts(this.unscaled, this.scale, yu, y.scale);
+      if (r !== undefined) return new Quantity(format, false, r.unscaled, r.scale);
+    }
+    const s = Math.min(this.scale, y.scale);
+    const a = this.unscaled * pow10(this.scale - s);
+    const b = y.unscaled * pow10(y.scale - s);
+    return new Quantity(format, true, negate ? a - b : a + b, s);
+  }
+
+  /** The product with an integer (Go's `Mul`); `factor` must be an int64. */
+  mul(factor: number | bigint): Quantity {
+    const n = toInt64(factor, 'factor');
+    const { unscaled: a, scale: s } = this;
+    if (!this.big) {
+      if (a === 0n) return new Quantity(this.format, false, a, s);
+      if (n === 0n) return new Quantity(this.format, false, 0n, 0);
+      const c = a * n;
+      const ok =
+        fitsInt64(c) &&
+        (s === 0 || (s > 0 ? scaleUpFits(c, s) !== undefined : negativeScaleInt64(c, -s).exact));
+      if (ok) return new Quantity(this.format, false, c, s);
+    }
+    return new Quantity(this.format, true, a * n, s);
+  }
+
+  /** The opposite quantity (Go's `Neg`). */
+  neg(): Quantity {
+    return new Quantity(this.format, this.big, this.big ? -this.unscaled : wrap64(-this.unscaled), this.scale);
+  }
+
+  /** -1, 0 or 1 as this is less than, equal to or greater than `other` (Go's `Cmp`); exact. */
+  cmp(other: QuantityLike): -1 | 0 | 1 {
+    const y = toQuantity(other);
+    return cmpScaled(this.unscaled, this.scale, y.unscaled, y.scale);
+  }
+
+  /** Whether both denote the same amount, whatever their formats (Go's `Equal`). */
+  equals(other: QuantityLike): boolean {
+    return this.cmp(other) === 0;
+  }
+
+  isZero(): boolean {
+    return this.unscaled === 0n;
+  }
+
+  /** -1, 0 or 1. */
+  sign(): -1 | 0 | 1 {
+    return this.unscaled === 0n ? 0 : this.unscaled > 0n ? 1 : -1;
+  }
+
+  /** Go's `Value()`: whole units, rounded up (see `scaledValue`). */
+  value(): bigint {
+    return this.scaledValue(0);
+  }
+
+  /** Go's `MilliValue()`: thousandths, rounded up (see `scaledValue`). */
+  milliValue(): bigint {
+    return this.scaledValue(-3);
+  }
+
+  /**
+   * Go's `ScaledValue(scale)`: the value in units of 10^scale as an int64. A positive fraction
+   * rounds up; negative values and values beyond int64 give exactly what Go gives (rounding away
+   * from zero or towards +inf, and wrap-around, depending on Go's internal representation).
+   */
+  scaledValue(scale: number): bigint {
+    const { unscaled: u, scale: s } = this;
+    if (!this.big) {
+      return s < scale ? negativeScaleInt64(u, scale - s).result : positiveScaleInt64(u, s - scale);
+    }
+    const dif = scale - s;
+    if (dif === 0) return wrap64(u);
+    if (dif < 0) {
+      // unscaled.Int64() * int64(math.Pow10(-dif)); out-of-range float->int64 is -2^63 on amd64.
+      const factor = -dif <= 18 ? pow10(-dif) : INT64_MIN;
+      return wrap64(wrap64(u) * factor);
+    }
+    if (u < INT64_MAX && dif < 19) {
+      const x = wrap64(u);
+      const d = pow10(dif);
+      return x % d !== 0n ? x / d + 1n : x / d;
+    }
+    // big.Int DivMod (Euclidean, so the quotient is the floor), then `result.Int64() + 1`.
+    let q: bigint;
+    let exact: boolean;
+    if (dif > digitCount(u)) {
+      q = u < 0n ? -1n : 0n;
+      exact = u === 0n;
+    } else {
+      const d = pow10(dif);
+      q = u / d;
+      const r = u % d;
+      if (r < 0n) q -= 1n;
+      exact = r === 0n;
+    }
+    return wrap64(wrap64(q) + (exact ? 0n : 1n));
+  }
+
+  /** For util.inspect / test diffs. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Quantity(${this.toString()}, ${this.format})`;
+  }
+}
+
+/** Go's int64Amount.Add: the sum if Go computes it in int64 (no overflow), else undefined. */
+function addInt64Amounts(
+  a: bigint,
+  as: number,
+  b: bigint,
+  bs: number,
+): { unscaled: bigint; scale: number } | undefined {
+  if (b === 0n) return { unscaled: a, scale: as };
+  if (a === 0n) return { unscaled: b, scale: bs };
+  let x = a;
+  let y = b;
+  let scale = as;
+  if (as > bs) {
+    const up = scaleUpFits(a, as - bs);
+    if (up === undefined) return undefined;
+    x = up;
+    scale = bs;
+  } else if (as < bs) {
+    const up = scaleUpFits(b, bs - as);
+    if (up === undefined) return undefined;
+    y = up;
+  }
+  const sum = x + y;
+  return fitsInt64(sum) ? { unscaled: sum, scale } : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers for the operators
+
+/** Parse a quantity (string, or a number as found in int-or-string CRD fields); throws QuantityError. */
+export function parseQuantity(input: QuantityInput): Quantity {
+  return Quantity.parse(input);
+}
+
+/** A quantity as is, or parsed. */
+export function toQuantity(q: QuantityLike): Quantity {
+  return q instanceof Quantity ? q : Quantity.parse(q);
+}
+
+/** Whether `value` is a string or number that Kubernetes accepts as a quantity. */
+export function isQuantity(value: unknown): value is QuantityInput {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') return false;
+  try {
+    Quantity.parse(value);
+    return true;
+  } catch (e) {
+    if (e instanceof QuantityError || e instanceof RangeError) return false;
+    throw e;
+  }
+}
+
+/** The text Go would write for this quantity (e.g. `"2000m"` -> `"2"`, but a kept input as is). */
+export function formatQuantity(q: QuantityLike): string {
+  return toQuantity(q).toString();
+}
+
+/** a + b in a's format (b's when a is zero), like Go's `a.Add(b)`. */
+export function addQuantities(a: QuantityLike, b: QuantityLike): Quantity {
+  return toQuantity(a).add(b);
+}
+
+/** a - b, like Go's `a.Sub(b)`. */
+export function subtractQuantities(a: QuantityLike, b: QuantityLike): Quantity {
+  return toQuantity(a).sub(b);
+}
+
+/**
+ * The sum of all items, as Go computes it by adding each into a zero `resource.Quantity{}`: the
+ * result takes the format of the first non-zero item. An empty list gives `0`.
+ */
+export function sumQuantities(items: Iterable<QuantityLike>): Quantity {
+  let total = Quantity.fromInt(0);
+  for (const item of items) total = total.add(item);
+  return total;
+}
+
+/** -1, 0 or 1 (Go's `a.Cmp(b)`). */
+export function compareQuantities(a: QuantityLike, b: QuantityLike): -1 | 0 | 1 {
+  return toQuantity(a).cmp(b);
+}
+
+/**
+ * The smaller of the two; `b` when they are equal, i.e. `a.cmp(b) >= 0 ? b : a`. This is the
+ * "cap" idiom `if total.Cmp(limit) >= 0 { total = limit }`: `minQuantity(total, limit)`.
+ */
+export function minQuantity(a: QuantityLike, b: QuantityLike): Quantity {
+  const qa = toQuantity(a);
+  const qb = toQuantity(b);
+  return qa.cmp(qb) >= 0 ? qb : qa;
+}
+
+/** The larger of the two; `b` when they are equal. */
+export function maxQuantity(a: QuantityLike, b: QuantityLike): Quantity {
+  const qa = toQuantity(a);
+  const qb = toQuantity(b);
+  return qa.cmp(qb) <= 0 ? qb : qa;
+}
+
+/** A DecimalSI quantity of `n` thousandths (Go's `NewMilliQuantity(n, DecimalSI)`): 500 -> `500m`, 2000 -> `2`. */
+export function millicores(n: number | bigint): Quantity {
+  return Quantity.fromMilli(n);
+}
+
+/** A quantity of `n` units (Go's `NewQuantity(n, format)`), DecimalSI unless told. */
+export function quantityFromInt(n: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+  return Quantity.fromInt(n, format);
+}

@@ -1,0 +1,40 @@
+import type { EnvironmentResources, QuantityValue } from '../api/types.ts';
+import { addQuantities, formatQuantity, millicores, parseQuantity } from './quantity.ts';
+
+/** Memory KubeVirt needs beyond the guest's (SPEC §7.4): 500M, decimal. */
+const VM_MEMORY_OVERHEAD = '500M';
+/** CPU added to a VM's limit for the virt-launcher (SPEC §7.4), in millicores. */
+const VM_CPU_LIMIT_OVERHEAD_MILLI = 500;
+
+export interface ComputeResources {
+  requests: { cpu: string; memory: string };
+  limits: { cpu: string; memory: string };
+}
+
+/** `cpu × reservedCPUPercentage × 10` millicores: the share of the cores a tenant is guaranteed. */
+function reservedCpu(res: EnvironmentResources): string {
+  return formatQuantity(millicores(res.cpu * res.reservedCPUPercentage * 10));
+}
+
+/** VMI resources (SPEC §7.4): cpu request without overhead, limits +500m, memory +500M both ways. */
+export function virtualMachineResources(res: EnvironmentResources): ComputeResources {
+  const memory = formatQuantity(addQuantities(parseQuantity(res.memory), parseQuantity(VM_MEMORY_OVERHEAD)));
+  return {
+    requests: { cpu: reservedCpu(res), memory },
+    limits: { cpu: formatQuantity(millicores(res.cpu * 1000 + VM_CPU_LIMIT_OVERHEAD_MILLI)), memory },
+  };
+}
+
+/** Container resources (SPEC §7.5): no overheads, cpu limit = the cores. */
+export function containerResources(res: EnvironmentResources): ComputeResources {
+  const memory = canonicalQuantity(res.memory);
+  return {
+    requests: { cpu: reservedCpu(res), memory },
+    limits: { cpu: formatQuantity(millicores(res.cpu * 1000)), memory },
+  };
+}
+
+/** A quantity from the input, printed as Kubernetes prints it (e.g. `2048Mi` → `2Gi`). */
+export function canonicalQuantity(value: QuantityValue): string {
+  return formatQuantity(parseQuantity(value));
+}

@@ -1,0 +1,100 @@
+import { Inventory } from '../../src/api/inventory.ts';
+import { parseInputText } from '../../src/api/parse.ts';
+import type { Problem } from '../../src/api/problems.ts';
+import type { KubeObject } from '../../src/api/types.ts';
+import { compose, renderAll, type RenderedSet } from '../../src/compose/compose.ts';
+import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
+
+/** Builds an inventory from YAML text, failing loudly on any input error (tests give good input). */
+export function inventoryFrom(yamlText: string): Inventory {
+  const parsed = parseInputText(yamlText, 'test.yaml');
+  const { inventory, problems } = Inventory.fromObjects(parsed.objects);
+  const errors = [...parsed.problems, ...problems].filter((p) => p.severity === 'error');
+  if (errors.length) throw new Error(`bad test input: ${JSON.stringify(errors, null, 2)}`);
+  return inventory;
+}
+
+export function testConfig(overrides: Partial<ComposerConfig> = {}): ComposerConfig {
+  return { ...defaultConfig(), mydriveNfsServerName: 'nfs.example', mydriveNfsPathTemplate: '/export/{pvc}', ...overrides };
+}
+
+export interface Rendered {
+  sets: RenderedSet[];
+  objects: KubeObject[];
+  problems: Problem[];
+  find(kind: string, name: string, namespace?: string): KubeObject | undefined;
+  get(kind: string, name: string, namespace?: string): KubeObject;
+}
+
+export function render(yamlText: string, config: ComposerConfig = testConfig()): Rendered {
+  const composition = compose(inventoryFrom(yamlText), config);
+  const sets = renderAll(composition);
+  const objects = sets.flatMap((s) => s.objects);
+  const find = (kind: string, name: string, namespace?: string) =>
+    objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
+  return {
+    sets,
+    objects,
+    problems: composition.problems,
+    find,
+    get(kind, name, namespace) {
+      const o = find(kind, name, namespace);
+      if (!o) throw new Error(`no ${kind} ${namespace ? `${namespace}/` : ''}${name} among ${objects.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
+      return o;
+    },
+  };
+}
+
+/** A small lab: tenants, workspaces, and a Template/Instance pair built from the parameters. */
+export function lab(opts: {
+  env: Record<string, unknown> | Record<string, unknown>[];
+  instance?: Record<string, unknown>;
+  instanceMeta?: Record<string, unknown>;
+  extra?: string;
+}): string {
+  const envs = Array.isArray(opts.env) ? opts.env : [opts.env];
+  const environmentList = envs.map((e, i) => ({
+    name: `env${i}`,
+    image: 'registry.example/img:1',
+    environmentType: 'VirtualMachine',
+    resources: { cpu: 2, reservedCPUPercentage: 25, memory: '2G' },
+    ...e,
+  }));
+  const docs: unknown[] = [
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha1',
+      kind: 'Workspace',
+      metadata: { name: 'tea', labels: { 'crownlabs.polito.it/operator-selector': 'production' } },
+      spec: { prettyName: 'Tea', quota: { cpu: 8, memory: '15Gi', instances: 3 } },
+    },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Tenant',
+      metadata: { name: 'john.doe', labels: { 'crownlabs.polito.it/operator-selector': 'production' } },
+      spec: { firstName: 'John', lastName: 'Doe', email: 'john@example.com', workspaces: [{ name: 'tea', role: 'user' }], publicKeys: ['ssh-ed25519 AAAAjohn john@pc'] },
+    },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Tenant',
+      metadata: { name: 'mary.manager', labels: { 'crownlabs.polito.it/operator-selector': 'production' } },
+      spec: { firstName: 'Mary', lastName: 'Manager', email: 'Mary@example.com', workspaces: [{ name: 'tea', role: 'manager' }], publicKeys: ['ssh-rsa AAAAmary mary@pc'] },
+    },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Template',
+      metadata: { name: 'tmpl', namespace: 'workspace-tea' },
+      spec: { prettyName: 'T', description: 'd', 'workspace.crownlabs.polito.it/WorkspaceRef': { name: 'tea' }, environmentList },
+    },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: 'inst.one', namespace: 'tenant-john-doe', uid: '00000000-0000-4000-8000-000000000001', ...opts.instanceMeta },
+      spec: {
+        'template.crownlabs.polito.it/TemplateRef': { name: 'tmpl', namespace: 'workspace-tea' },
+        'tenant.crownlabs.polito.it/TenantRef': { name: 'john.doe' },
+        ...opts.instance,
+      },
+    },
+  ];
+  return docs.map((d) => JSON.stringify(d)).join('\n---\n') + (opts.extra ? `\n---\n${opts.extra}` : '');
+}
