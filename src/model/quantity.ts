@@ -19,8 +19,9 @@
  * results (rounding of negative values, overflow) differ between the two.
  *
  * Known deviations: a value whose parsing would need a power of ten above 10^100000 (e.g.
- * `"1.0000000000000000000e100001"`) is rejected with reason `range` (Go would build the huge number);
- * arithmetic on quantities whose exponents differ by more than that throws a `RangeError`.
+ * `"1.0000000000000000000e100001"`) is rejected with reason `range` (Go would build the huge number),
+ * and one that needs a huge division (`"1e-2000000000"`) is rounded at once (Go grinds through it);
+ * arithmetic on quantities whose exponents differ by more than 100000 throws a `RangeError`.
  * `int64(math.Pow10(n))` for n > 18, reachable only in `scaledValue` of such exotic values, is taken
  * as -2^63 (what amd64 produces).
  */
@@ -461,6 +462,8 @@ export class Quantity {
       return m.toString() + decimalSuffix(e, format);
     }
     let units = scale >= 0 ? unscaled * pow10(scale) : unscaled / pow10(-scale);
+    // Go's int64 factor removal negates first, which leaves -2^63 negative and so untouched.
+    if (!this.big && units === INT64_MIN) return units.toString();
     let power = 0;
     while (units % 1024n === 0n) {
       units /= 1024n;
