@@ -130,34 +130,11 @@ export function renderUnit(unit: RenderUnit): KubeObject[] {
   const app = new App();
   const chart = unit.build(app);
   const annotations = composerAnnotations(unit.parent);
+  // Key order is left to the emitters: YAML writers sort keys, API requests do not need them sorted.
   return (chart.toJson() as KubeObject[]).map((obj) => {
     obj.metadata.annotations = { ...obj.metadata.annotations, ...annotations };
-    return canonicalObject(obj);
+    return obj;
   });
-}
-
-const LEADING_KEYS = ['apiVersion', 'kind', 'metadata'];
-
-/**
- * Same input, same bytes: map keys sorted (Kubernetes gives key order no meaning), apiVersion,
- * kind and metadata first for readers; list order is kept, as it can matter.
- */
-function canonicalObject(obj: KubeObject): KubeObject {
-  const rest = Object.keys(obj)
-    .filter((k) => !LEADING_KEYS.includes(k))
-    .sort();
-  const out: Record<string, unknown> = {};
-  for (const k of [...LEADING_KEYS, ...rest]) if (obj[k] !== undefined) out[k] = sortKeysDeep(obj[k]);
-  return out as KubeObject;
-}
-
-function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value === null || typeof value !== 'object') return value;
-  const rec = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(rec).sort()) if (rec[k] !== undefined) out[k] = sortKeysDeep(rec[k]);
-  return out;
 }
 
 export interface RenderedSet {

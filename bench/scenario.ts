@@ -1,0 +1,98 @@
+// One benchmark scenario in its own process, so that its peak RSS is its own.
+// Prints one JSON line: { wallMs, objects, bytes, maxRssMb, ... }.
+import { performance } from 'node:perf_hooks';
+import { App } from 'cdk8s';
+import jsYaml from 'js-yaml';
+import { stringify } from 'yaml';
+import { InstanceChart } from '../constructs/instance/instance-chart.ts';
+import { Inventory } from '../src/api/inventory.ts';
+import { parseInputText } from '../src/api/parse.ts';
+import type { KubeObject } from '../src/api/types.ts';
+import { compose, renderUnit } from '../src/compose/compose.ts';
+import { defaultConfig } from '../src/config/config.ts';
+import { planInstance } from '../src/model/instance-plan.ts';
+import { objectsToYaml } from '../src/sinks/yaml-emitter.ts';
+import { generateLab } from '../test/support/generate-lab.ts';
+
+const [scenario, instancesArg, tenantsArg, workspacesArg] = process.argv.slice(2);
+const size = { instances: Number(instancesArg), tenants: Number(tenantsArg), workspaces: Number(workspacesArg) };
+const config = { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' };
+
+function inventory(): Inventory {
+  return Inventory.fromObjects(generateLab(size).map((object) => ({ object, source: { file: 'generated', document: 0 } }))).inventory;
+}
+
+function peakMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+const result: Record<string, unknown> = { scenario, ...size };
+const inv = inventory();
+
+if (scenario === 'render') {
+  // compose + render every set + emit YAML, one App per set, sets discarded as they are written.
+  const t0 = performance.now();
+  const composition = compose(inv, config);
+  let objects = 0;
+  let bytes = 0;
+  for (const unit of composition.units) {
+    const objs = renderUnit(unit);
+    objects += objs.length;
+    bytes += objectsToYaml(objs).length;
+  }
+  result.wallMs = Math.round(performance.now() - t0);
+  result.sets = composition.units.length;
+  result.objects = objects;
+  result.yamlMb = +(bytes / 1e6).toFixed(1);
+} else if (scenario === 'naive') {
+  // The baseline: every instance chart in one App, then app.synth() into a temp folder.
+  const t0 = performance.now();
+  const app = new App({ outdir: `/tmp/crownlabs-bench-naive-${process.pid}` });
+  let i = 0;
+  for (const instance of inv.instances.values()) {
+    const r = planInstance(instance, inv, config);
+    if (r.plan) new InstanceChart(app, `instance-${i++}`, { plan: r.plan, config });
+  }
+  app.synth();
+  result.wallMs = Math.round(performance.now() - t0);
+  result.charts = i;
+} else if (scenario === 'per-instance') {
+  // Median time to compose and render one Instance (warm).
+  const composition = compose(inv, config);
+  const units = composition.units.filter((u) => u.parent.kind === 'Instance');
+  for (const u of units.slice(0, 200)) renderUnit(u);
+  const times: number[] = [];
+  for (const u of units) {
+    const t0 = performance.now();
+    renderUnit(u);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  result.medianMs = +times[Math.floor(times.length / 2)].toFixed(3);
+  result.p99Ms = +times[Math.floor(times.length * 0.99)].toFixed(3);
+} else if (scenario === 'emitters') {
+  // The same objects through each candidate YAML emitter, and JSON for scale.
+  const composition = compose(inv, config);
+  const objs: KubeObject[] = composition.units.flatMap((u) => renderUnit(u));
+  const time = (f: () => string) => {
+    const t0 = performance.now();
+    const s = f();
+    return { ms: Math.round(performance.now() - t0), mb: +(s.length / 1e6).toFixed(1) };
+  };
+  result.jsYaml = time(() => objs.map((o) => jsYaml.dump(o, { noRefs: true, lineWidth: -1 })).join('---\n'));
+  result.yamlPackage = time(() => objs.map((o) => stringify(o)).join('---\n'));
+  result.json = time(() => objs.map((o) => JSON.stringify(o)).join('\n'));
+} else if (scenario === 'parse') {
+  // Reading the lab back from YAML text: parse, validate against the CRDs, default, resolve.
+  const text = generateLab(size)
+    .map((o) => jsYaml.dump(o))
+    .join('---\n');
+  const t0 = performance.now();
+  const parsed = parseInputText(text, 'lab.yaml');
+  const { problems } = Inventory.fromObjects(parsed.objects);
+  result.wallMs = Math.round(performance.now() - t0);
+  result.inputMb = +(text.length / 1e6).toFixed(1);
+  result.problems = parsed.problems.length + problems.filter((p) => p.severity === 'error').length;
+}
+result.maxRssMb = peakMb();
+process.stdout.write(`${JSON.stringify(result)}\n`);
