@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerGitops } from './gitops.ts';
 import { registerSynth } from './synth.ts';
 import { EXIT_USAGE } from './report.ts';
 
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerSynth(program);
+  registerGitops(program);
   return program;
 }
 

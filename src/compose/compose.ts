@@ -31,6 +31,8 @@ export interface ComposeOptions {
   myDriveShare?: (tenant: Tenant) => NfsShare | undefined;
   /** Keep-alive of a personal namespace (controller: SPEC §5.3 step 5). Default: always kept. */
   keepPersonalNamespace?: (tenant: Tenant) => boolean;
+  /** Compose only the sets of these parents (watch mode, one reconcile); default: all. */
+  only?: (parent: ParentRef) => boolean;
 }
 
 export interface Composition {
@@ -50,7 +52,10 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
   };
   const renderedTenants = new Map<string, Tenant>();
 
+  const wanted = options.only ?? (() => true);
+
   for (const workspace of inventory.workspaces.values()) {
+    if (!wanted({ kind: 'Workspace', name: workspace.metadata.name })) continue;
     if (!matchesTargetLabel(workspace, config)) {
       notice(workspace, `skipped: no target label ${config.targetLabel.key}=${config.targetLabel.value}`);
       continue;
@@ -71,6 +76,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     }
     renderedTenants.set(tenantNamespaceName(tenant.metadata.name), tenant);
     const parent: ParentRef = { kind: 'Tenant', name: tenant.metadata.name };
+    if (!wanted(parent)) continue;
     const { existing } = splitWorkspaces(tenant, inventory.workspaces);
     const quota = tenantQuota(tenant, existing.map((e) => e.workspace), config);
     const share = options.myDriveShare ? options.myDriveShare(tenant) : nfsShareFromConfig(config, tenant.metadata.name);
@@ -93,6 +99,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
 
   for (const instance of inventory.instances.values()) {
     const ns = instance.metadata.namespace ?? '';
+    if (!wanted({ kind: 'Instance', name: instance.metadata.name, namespace: ns })) continue;
     const labels = namespaceLabels(ns);
     if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
       notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);

@@ -47,6 +47,13 @@ export interface ComposerConfig {
   keycloakTargetClient: string;
   keycloakUser: string;
   keycloakPassword: string;
+  gitopsRepoUrl: string;
+  gitopsRevision: string;
+  gitopsPath: string;
+  argocdNamespace: string;
+  argocdProject: string;
+  gitopsMaxObjectsPerApp: number;
+  gitopsSecretStore: string;
   gitopsSecretMode: 'existing' | 'external-secret' | 'sealed-secret';
 }
 

@@ -60,6 +60,13 @@ export const CONFIG_KEYS = [
   { key: 'keycloakUser', flag: '--kc-tenant-operator-user', type: 'string', default: '', doc: 'Keycloak admin user.' },
   { key: 'keycloakPassword', flag: '--kc-tenant-operator-psw', type: 'string', default: '', doc: 'Keycloak admin password (prefer the environment variable).' },
   // --- GitOps sink ---
+  { key: 'gitopsRepoUrl', flag: '--gitops-repo-url', type: 'string', default: 'https://git.example.com/crownlabs/lab.git', doc: 'Git repository Argo CD reads the gitops tree from.' },
+  { key: 'gitopsRevision', flag: '--gitops-revision', type: 'string', default: 'HEAD', doc: 'Git revision Argo CD tracks.' },
+  { key: 'gitopsPath', flag: '--gitops-path', type: 'string', default: 'gitops', doc: 'Path of the gitops tree inside that repository.' },
+  { key: 'argocdNamespace', flag: '--argocd-namespace', type: 'string', default: 'argocd', doc: 'Namespace of Argo CD (where the Applications live).' },
+  { key: 'argocdProject', flag: '--argocd-project', type: 'string', default: 'crownlabs', doc: 'Argo CD project of the generated Applications (rendered with the tree).' },
+  { key: 'gitopsMaxObjectsPerApp', flag: '--gitops-max-objects-per-app', type: 'int', default: 250, doc: 'Most objects one Argo CD Application holds; a namespace with more instance objects is split.' },
+  { key: 'gitopsSecretStore', flag: '--gitops-secret-store', type: 'string', default: 'crownlabs', doc: 'ClusterSecretStore the ExternalSecrets read from (secret mode "external-secret").' },
   { key: 'gitopsSecretMode', flag: '--gitops-secret-mode', type: 'enum', enumValues: GITOPS_SECRET_MODES, default: 'existing', doc: 'How the gitops tree refers to Secrets without their values: "existing" (expect the Secret in the cluster), "external-secret" (an ExternalSecret), "sealed-secret" (a SealedSecret placeholder).' },
 ] as const satisfies readonly ConfigKeyDef[];
 

@@ -1,0 +1,43 @@
+import { Construct } from 'constructs';
+import { Application } from '../../imports/argoproj.io.ts';
+
+export interface ArgoApplicationProps {
+  readonly name: string;
+  readonly argocdNamespace: string;
+  readonly project: string;
+  readonly repoUrl: string;
+  readonly revision: string;
+  /** Folder of the repository holding this Application's objects (with a kustomization.yaml). */
+  readonly path: string;
+  /** Earlier waves sync first: workspaces, then tenants, then instances. */
+  readonly syncWave: number;
+}
+
+/**
+ * One Argo CD Application of the gitops tree: automated sync with pruning and self-heal, server-side
+ * apply (our objects are large, e.g. KubeVirt VMs), and the resources finalizer so that deleting the
+ * Application deletes what it deployed.
+ */
+export class ArgoApplication extends Construct {
+  constructor(scope: Construct, id: string, props: ArgoApplicationProps) {
+    super(scope, id);
+    new Application(this, 'application', {
+      metadata: {
+        name: props.name,
+        namespace: props.argocdNamespace,
+        annotations: { 'argocd.argoproj.io/sync-wave': String(props.syncWave) },
+        finalizers: ['resources-finalizer.argocd.argoproj.io'],
+      },
+      spec: {
+        project: props.project,
+        source: { repoUrl: props.repoUrl, targetRevision: props.revision, path: props.path },
+        destination: { server: 'https://kubernetes.default.svc' },
+        syncPolicy: {
+          automated: { prune: true, selfHeal: true },
+          syncOptions: ['ServerSideApply=true', 'PrunePropagationPolicy=foreground'],
+          retry: { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '5m' } },
+        },
+      },
+    });
+  }
+}

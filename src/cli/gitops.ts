@@ -1,0 +1,140 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import chokidar from 'chokidar';
+import type { Command } from 'commander';
+import { formatProblem } from '../api/problems.ts';
+import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { GitopsTreeBuilder } from '../sinks/gitops.ts';
+import { LabSession } from './lab-session.ts';
+import { addConfigOptions, configFromOptions } from './options.ts';
+import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
+
+interface GitopsOptions {
+  file: string[];
+  output: string;
+  check?: boolean;
+  watch?: boolean;
+  debounce: string;
+  quiet?: boolean;
+  [key: string]: unknown;
+}
+
+export function registerGitops(program: Command): void {
+  const cmd = program
+    .command('gitops')
+    .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
+    .requiredOption('-f, --file <path...>', 'input files or folders')
+    .option('-o, --output <dir>', 'output folder, replaced atomically', 'gitops')
+    .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
+    .option('--watch', 'keep running: re-render what an input change affects')
+    .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
+    .option('-q, --quiet', 'do not print warnings');
+  addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
+    process.exitCode = await runGitops(opts);
+  });
+}
+
+export async function runGitops(opts: GitopsOptions): Promise<number> {
+  const { config, problems: configProblems } = configFromOptions(opts);
+  if (reportProblems(configProblems)) return EXIT_INPUT;
+  const out = resolve(opts.output);
+  const session = new LabSession(opts.file, config);
+  const bar = progressBar(opts);
+  const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+  bar?.stop();
+  if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
+  const builder = new GitopsTreeBuilder(config);
+  let files = builder.files(session.renderedSets());
+
+  if (opts.check) {
+    const stale = staleFiles(out, files);
+    if (stale.length === 0) {
+      process.stderr.write(`${opts.output} is up to date (${files.size} files)\n`);
+      return EXIT_OK;
+    }
+    process.stderr.write(`${opts.output} is stale: ${stale.length} file(s) differ, e.g.\n${stale.slice(0, 20).map((f) => `  ${f}`).join('\n')}\nrun: crownlabs gitops -f ${opts.file.join(' ')} -o ${opts.output}\n`);
+    return EXIT_INPUT;
+  }
+
+  const result = writeTreeAtomically(out, files);
+  process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
+  if (!opts.watch) return EXIT_OK;
+
+  // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false });
+  const flush = () => {
+    const changed = [...pending];
+    pending.clear();
+    const t0 = performance.now();
+    const update = session.update(changed);
+    for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
+    if (!update.applied) {
+      process.stderr.write('watch: invalid input; the last good tree stays\n');
+      return;
+    }
+    const next = builder.files(session.renderedSets());
+    const written = applyFileChanges(out, files, next);
+    files = next;
+    process.stderr.write(`watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${Math.round(performance.now() - t0)} ms\n`);
+  };
+  const onChange = (path: string) => {
+    if (!/\.(ya?ml|json)$/.test(path)) return;
+    pending.add(path);
+    clearTimeout(timer);
+    timer = setTimeout(flush, Number(opts.debounce));
+  };
+  watcher.on('add', onChange).on('change', onChange).on('unlink', onChange);
+  await new Promise<void>((ready) => watcher.once('ready', () => ready()));
+  process.stderr.write(`watching ${opts.file.join(', ')} (Ctrl-C to stop)\n`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      void watcher.close().then(done);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return EXIT_OK;
+}
+
+/** Files that differ between the folder and what it should hold. */
+export function staleFiles(dir: string, files: ReadonlyMap<string, string>): string[] {
+  const present = existsSync(dir) ? listFiles(dir) : new Set<string>();
+  const stale: string[] = [];
+  for (const [rel, content] of files) {
+    if (!present.has(rel) || readFileSync(join(dir, rel), 'utf8') !== content) stale.push(rel);
+  }
+  for (const rel of present) if (!files.has(rel)) stale.push(rel);
+  return stale.sort();
+}
+
+/**
+ * Rewrites only the files whose content changed, each atomically (temp file + rename), and
+ * removes files no longer rendered. Returns how many files were touched.
+ */
+export function applyFileChanges(dir: string, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): number {
+  let touched = 0;
+  for (const [rel, content] of after) {
+    if (before.get(rel) === content) continue;
+    const target = join(dir, rel);
+    mkdirSync(dirname(target), { recursive: true });
+    const tmp = `${target}.tmp-${process.pid}`;
+    writeFileSync(tmp, content);
+    renameSync(tmp, target);
+    touched++;
+  }
+  for (const rel of before.keys()) {
+    if (after.has(rel)) continue;
+    rmSync(join(dir, rel), { force: true });
+    touched++;
+  }
+  return touched;
+}
+
+function progressBar(opts: GitopsOptions): SingleBar | undefined {
+  // A bar only for people: not in CI, not when stderr is a pipe.
+  if (opts.quiet || process.env.CI || !process.stderr.isTTY) return undefined;
+  return new SingleBar({ format: 'rendering {bar} {value}/{total} sets', stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+}

@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { Inventory } from '../api/inventory.ts';
+import { expandInputPaths, parseInputText, type SourcedObject } from '../api/parse.ts';
+import { hasErrors, type Problem } from '../api/problems.ts';
+import { objectKey } from '../api/types.ts';
+import { compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { parentKey } from '../model/labels.ts';
+
+interface FileState {
+  objects: SourcedObject[];
+  problems: Problem[];
+}
+
+export interface UpdateResult {
+  /** Problems of the whole input after the update; with an error, the sets were left as they were. */
+  problems: Problem[];
+  applied: boolean;
+  /** Resource sets re-rendered (ids). */
+  rerendered: string[];
+}
+
+/**
+ * The input files of a lab, kept parsed, with the sets rendered from them. A change to some files
+ * re-parses those files and re-renders only the sets that depend on what changed in them (an edited
+ * Template re-renders the Instances that use it); an invalid edit keeps the last good sets.
+ */
+export class LabSession {
+  private readonly files = new Map<string, FileState>();
+  private sets = new Map<string, RenderedSet>();
+  private dependents = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly paths: readonly string[],
+    private readonly config: ComposerConfig,
+    private readonly cwd = process.cwd(),
+  ) {}
+
+  /** Reads everything and renders every set. */
+  load(onProgress?: (done: number, total: number) => void): UpdateResult {
+    const { files, problems } = expandInputPaths(this.paths);
+    for (const f of files) this.files.set(f, this.parseFile(f));
+    const inventory = this.inventoryOrProblems(problems);
+    if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
+    const composition = compose(inventory.inventory, this.config);
+    const all = [...inventory.problems, ...composition.problems];
+    if (hasErrors(all)) return { problems: all, applied: false, rerendered: [] };
+    const sets = new Map<string, RenderedSet>();
+    composition.units.forEach((unit, i) => {
+      sets.set(unit.id, { unit, objects: renderUnit(unit) });
+      onProgress?.(i + 1, composition.units.length);
+    });
+    this.replaceSets(sets);
+    return { problems: all, applied: true, rerendered: [...sets.keys()] };
+  }
+
+  /** Applies changed, added or removed files. */
+  update(changedFiles: readonly string[]): UpdateResult {
+    const previous = new Map<string, FileState>();
+    const changedKeys = new Set<string>();
+    for (const f of changedFiles) {
+      const before = this.files.get(f);
+      if (before) previous.set(f, before);
+      let after: FileState | undefined;
+      try {
+        after = this.parseFile(f);
+      } catch {
+        after = undefined; // removed
+      }
+      if (after) this.files.set(f, after);
+      else this.files.delete(f);
+      diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys);
+    }
+    const inventory = this.inventoryOrProblems([]);
+    const rollback = () => {
+      for (const f of changedFiles) {
+        const before = previous.get(f);
+        if (before) this.files.set(f, before);
+        else this.files.delete(f);
+      }
+    };
+    if (!inventory.ok) {
+      rollback();
+      return { problems: inventory.problems, applied: false, rerendered: [] };
+    }
+    // The parents whose sets may change: those edited, and those whose sets depend on an edited key.
+    const affectedIds = new Set<string>();
+    for (const key of changedKeys) for (const id of this.dependents.get(key) ?? []) affectedIds.add(id);
+    const affectedParents = new Set<string>([...changedKeys]);
+    for (const id of affectedIds) affectedParents.add(parentKey(this.sets.get(id)!.unit.parent));
+    const composition = compose(inventory.inventory, this.config, { only: (p) => affectedParents.has(parentKey(p)) });
+    const all = [...inventory.problems, ...composition.problems];
+    if (hasErrors(all)) {
+      rollback();
+      return { problems: all, applied: false, rerendered: [] };
+    }
+    const next = new Map(this.sets);
+    for (const [id, set] of this.sets) if (affectedParents.has(parentKey(set.unit.parent))) next.delete(id);
+    for (const unit of composition.units) next.set(unit.id, { unit, objects: renderUnit(unit) });
+    this.replaceSets(next);
+    return { problems: all, applied: true, rerendered: composition.units.map((u) => u.id) };
+  }
+
+  /** The rendered sets, in composition order. */
+  renderedSets(): RenderedSet[] {
+    return [...this.sets.values()];
+  }
+
+  inputFiles(): string[] {
+    return [...this.files.keys()];
+  }
+
+  private replaceSets(sets: Map<string, RenderedSet>): void {
+    const order: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2 };
+    const sorted = [...sets.values()].sort((a, b) => order[a.unit.parent.kind] - order[b.unit.parent.kind] || (a.unit.id < b.unit.id ? -1 : a.unit.id > b.unit.id ? 1 : 0));
+    this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
+    this.dependents = new Map();
+    for (const set of sorted) {
+      for (const dep of set.unit.dependsOn) {
+        let ids = this.dependents.get(dep);
+        if (!ids) this.dependents.set(dep, (ids = new Set()));
+        ids.add(set.unit.id);
+      }
+    }
+  }
+
+  private parseFile(file: string): FileState {
+    const text = readFileSync(file, 'utf8');
+    return parseInputText(text, relative(this.cwd, file) || file);
+  }
+
+  private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {
+    const objects: SourcedObject[] = [];
+    const problems = [...extra];
+    for (const state of this.files.values()) {
+      objects.push(...state.objects);
+      problems.push(...state.problems);
+    }
+    const { inventory, problems: refs } = Inventory.fromObjects(objects);
+    problems.push(...refs);
+    return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
+  }
+}
+
+function diffKeys(before: readonly SourcedObject[], after: readonly SourcedObject[], into: Set<string>): void {
+  const key = (o: SourcedObject) => `${o.object.kind}/${objectKey(o.object)}`;
+  const old = new Map(before.map((o) => [key(o), JSON.stringify(o.object)]));
+  for (const o of after) {
+    const k = key(o);
+    if (old.get(k) !== JSON.stringify(o.object)) into.add(k);
+    old.delete(k);
+  }
+  for (const k of old.keys()) into.add(k);
+}

@@ -1,0 +1,269 @@
+import { App } from 'cdk8s';
+import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
+import type { KubeObject } from '../api/types.ts';
+import type { RenderedSet } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { objectToYaml } from './yaml-emitter.ts';
+
+/**
+ * The Argo CD sink: the same rendered sets as `synth`, laid out for Argo CD (DESIGN.md, "Conventions"):
+ *
+ *   root/          AppProject + app-of-apps Application `crownlabs-root` (apply once by hand)
+ *   apps/          one Application per workspace, tenant and chunk of a namespace's instances
+ *   workspaces/<ws>/, tenants/<tenant>/, instances/<namespace>[-<n>]/
+ *                  one file per object (`<Kind>_<namespace>_<name>.yaml`) and a kustomization.yaml
+ *
+ * Differences from `synth`, and only these: no owner references (they need live UIDs), Secret values
+ * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, Prune=false on
+ * MyDrive PVCs).
+ */
+export interface GitopsApp {
+  name: string;
+  folder: string;
+  syncWave: number;
+  /** File name → content of the objects this Application deploys. */
+  files: [string, string][];
+}
+
+type SetToFiles = (set: RenderedSet, appName: string) => [string, string][];
+
+const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
+const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
+
+/** Namespaces first, then quotas, RBAC and policies, then config and storage, then workloads. */
+export function objectSyncWave(kind: string): number {
+  switch (kind) {
+    case 'Namespace':
+      return 0;
+    case 'ResourceQuota':
+    case 'LimitRange':
+    case 'ClusterRole':
+    case 'ClusterRoleBinding':
+    case 'Role':
+    case 'RoleBinding':
+    case 'NetworkPolicy':
+    case 'ServiceAccount':
+      return 1;
+    case 'Secret':
+    case 'ExternalSecret':
+    case 'SealedSecret':
+    case 'ConfigMap':
+    case 'PersistentVolumeClaim':
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+/** Groups rendered sets into Applications small enough for Argo CD's status to stay well below etcd's limits. */
+export function groupApplications(sets: readonly RenderedSet[], maxObjects: number, toFiles: SetToFiles): GitopsApp[] {
+  const apps: GitopsApp[] = [];
+  const byNamespace = new Map<string, RenderedSet[]>();
+  for (const set of sets) {
+    const p = set.unit.parent;
+    const single = (name: string, folder: string, syncWave: number) => apps.push({ name, folder, syncWave, files: toFiles(set, name) });
+    if (p.kind === 'Workspace') single(`crownlabs-workspace-${p.name}`, `workspaces/${p.name}`, 1);
+    else if (p.kind === 'Tenant') single(`crownlabs-tenant-${p.name}`, `tenants/${p.name}`, 2);
+    else if (p.kind === 'Instance') {
+      const list = byNamespace.get(p.namespace ?? '') ?? [];
+      list.push(set);
+      byNamespace.set(p.namespace ?? '', list);
+    }
+  }
+  for (const [ns, list] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    // Instances in name order, packed into chunks of at most maxObjects objects.
+    const chunks: RenderedSet[][] = [[]];
+    let count = 0;
+    for (const set of list) {
+      if (count + set.objects.length > maxObjects && chunks[chunks.length - 1].length > 0) {
+        chunks.push([]);
+        count = 0;
+      }
+      chunks[chunks.length - 1].push(set);
+      count += set.objects.length;
+    }
+    chunks.forEach((chunk, i) => {
+      const suffix = chunks.length > 1 ? `-${i + 1}` : '';
+      const name = `crownlabs-instances-${ns}${suffix}`;
+      apps.push({ name, folder: `instances/${ns}${suffix}`, syncWave: 3, files: chunk.flatMap((s) => toFiles(s, name)) });
+    });
+  }
+  return apps;
+}
+
+export function objectFileName(obj: KubeObject): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${obj.kind}_${ns}_${obj.metadata.name}.yaml` : `${obj.kind}_${obj.metadata.name}.yaml`;
+}
+
+/** What an object looks like in git: Argo CD annotations, no owner references, no secret values. */
+export function gitopsObject(obj: KubeObject, config: ComposerConfig): KubeObject | undefined {
+  if (obj.kind === 'Secret' && obj.apiVersion === 'v1') {
+    const ref = secretReference(obj, config);
+    if (!ref) return undefined;
+    obj = ref;
+  }
+  const { ownerReferences: _owners, ...metadata } = obj.metadata;
+  const annotations: Record<string, string> = { ...metadata.annotations, [SYNC_WAVE_ANNOTATION]: String(objectSyncWave(obj.kind)) };
+  // A tenant's MyDrive holds its files: never let a sync prune it.
+  if (obj.kind === 'PersistentVolumeClaim' && metadata.namespace === config.mydrivePvcsNamespace) {
+    annotations[SYNC_OPTIONS_ANNOTATION] = 'Prune=false';
+  }
+  return { ...obj, metadata: { ...metadata, annotations } };
+}
+
+/** The keys a Secret holds, without their values. */
+function secretKeys(secret: KubeObject): string[] {
+  const data = (secret.data ?? {}) as Record<string, string>;
+  const stringData = (secret.stringData ?? {}) as Record<string, string>;
+  return [...new Set([...Object.keys(data), ...Object.keys(stringData)])].sort();
+}
+
+/**
+ * A Secret as a reference the cluster resolves (DESIGN.md, "Secrets"): an ExternalSecret reading
+ * `<namespace>/<name>` from the configured store, a SealedSecret to fill with kubeseal, or nothing
+ * (the Secret is expected to exist; SECRETS.md lists it).
+ */
+export function secretReference(secret: KubeObject, config: ComposerConfig): KubeObject | undefined {
+  const { name, namespace, labels, annotations } = secret.metadata;
+  const keys = secretKeys(secret);
+  const templateMeta = { labels, annotations };
+  switch (config.gitopsSecretMode) {
+    case 'existing':
+      return undefined;
+    case 'external-secret':
+      return {
+        apiVersion: 'external-secrets.io/v1beta1',
+        kind: 'ExternalSecret',
+        metadata: { name, namespace, labels, annotations },
+        spec: {
+          refreshInterval: '1h',
+          secretStoreRef: { kind: 'ClusterSecretStore', name: config.gitopsSecretStore },
+          target: { name, creationPolicy: 'Owner', template: { type: (secret.type as string) ?? 'Opaque', metadata: templateMeta } },
+          data: keys.map((key) => ({ secretKey: key, remoteRef: { key: `${namespace}/${name}`, property: key } })),
+        },
+      };
+    case 'sealed-secret':
+      return {
+        apiVersion: 'bitnami.com/v1alpha1',
+        kind: 'SealedSecret',
+        metadata: { name, namespace, labels, annotations },
+        spec: {
+          encryptedData: Object.fromEntries(keys.map((k) => [k, `SEAL-ME: kubeseal --raw --namespace ${namespace} --name ${name} (key ${k})`])),
+          template: { type: (secret.type as string) ?? 'Opaque', metadata: { name, namespace, ...templateMeta } },
+        },
+      };
+  }
+}
+
+function kustomization(files: readonly string[]): string {
+  return objectToYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...files].sort() });
+}
+
+function renderChart(build: (app: App) => { toJson(): unknown[] }): KubeObject[] {
+  return build(new App()).toJson() as KubeObject[];
+}
+
+interface SetFiles {
+  files: [name: string, content: string][];
+  expectedSecrets: string[];
+}
+
+/**
+ * Builds the gitops tree from rendered sets. Pure: same sets and config, same bytes. It remembers
+ * what it wrote per rendered set and per Application, so watch mode re-emits only what changed.
+ */
+export class GitopsTreeBuilder {
+  private readonly perSet = new WeakMap<RenderedSet, SetFiles>();
+  private readonly appYaml = new Map<string, [string, string]>();
+
+  constructor(private readonly config: ComposerConfig) {}
+
+  files(sets: readonly RenderedSet[]): Map<string, string> {
+    const config = this.config;
+    const files = new Map<string, string>();
+    const expected: string[] = [];
+    const apps = groupApplications(sets, config.gitopsMaxObjectsPerApp, (set, app) => {
+      const sf = this.setFiles(set, app);
+      expected.push(...sf.expectedSecrets);
+      return sf.files;
+    });
+    const base = config.gitopsPath.replace(/\/+$/, '');
+    const appFiles: string[] = [];
+    for (const app of apps) {
+      for (const [name, content] of app.files) files.set(`${app.folder}/${name}`, content);
+      files.set(`${app.folder}/kustomization.yaml`, kustomization(app.files.map(([name]) => name)));
+      const [name, yaml] = this.applicationYaml(app.name, `${base}/${app.folder}`, app.syncWave);
+      files.set(`apps/${name}`, yaml);
+      appFiles.push(name);
+    }
+    files.set('apps/kustomization.yaml', kustomization(appFiles));
+    const rootObjects = renderChart(
+      (a) =>
+        new GitopsRootChart(a, 'root', {
+          argocdNamespace: config.argocdNamespace,
+          project: config.argocdProject,
+          repoUrl: config.gitopsRepoUrl,
+          revision: config.gitopsRevision,
+          appsPath: `${base}/apps`,
+        }),
+    );
+    files.set('root/kustomization.yaml', kustomization(rootObjects.map((o) => objectFileName(o))));
+    for (const o of rootObjects) files.set(`root/${objectFileName(o)}`, objectToYaml(o));
+    files.set('SECRETS.md', secretsReadme(config, expected));
+    return files;
+  }
+
+  private setFiles(set: RenderedSet, appName: string): SetFiles {
+    let sf = this.perSet.get(set);
+    if (!sf) {
+      sf = { files: [], expectedSecrets: [] };
+      for (const obj of set.objects) {
+        const out = gitopsObject(structuredClone(obj), this.config);
+        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
+        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} | ${appName} |`);
+      }
+      this.perSet.set(set, sf);
+    }
+    return sf;
+  }
+
+  private applicationYaml(name: string, path: string, syncWave: number): [string, string] {
+    const key = `${name}\0${path}\0${syncWave}`;
+    let hit = this.appYaml.get(key);
+    if (!hit) {
+      const c = this.config;
+      const [obj] = renderChart(
+        (a) => new GitopsAppsChart(a, 'apps', { apps: [{ name, path, syncWave }], argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }),
+      );
+      hit = [objectFileName(obj), objectToYaml(obj)];
+      this.appYaml.set(key, hit);
+    }
+    return hit;
+  }
+}
+
+/** The whole gitops tree as relative path → content. */
+export function gitopsFiles(sets: readonly RenderedSet[], config: ComposerConfig): Map<string, string> {
+  return new GitopsTreeBuilder(config).files(sets);
+}
+
+function secretsReadme(config: ComposerConfig, expected: readonly string[]): string {
+  const mode = config.gitopsSecretMode;
+  const lines = [
+    '# Secrets of this tree',
+    '',
+    'Generated by `crownlabs gitops`; do not edit. No Secret value is ever written into this tree.',
+    '',
+    `Secret mode: \`${mode}\`.`,
+    '',
+  ];
+  if (mode === 'existing') {
+    lines.push('These Secrets are not in the tree: create them in the cluster (by hand, with a secret manager, or from the values `crownlabs synth` renders).', '', '| namespace | name | keys | application |', '|---|---|---|---|', ...[...expected].sort());
+  } else if (mode === 'external-secret') {
+    lines.push(`Each Secret is an ExternalSecret reading \`<namespace>/<name>\` (one property per key) from the ClusterSecretStore \`${config.gitopsSecretStore}\`.`);
+  } else {
+    lines.push('Each Secret is a SealedSecret whose `encryptedData` values are placeholders: seal the real values with `kubeseal --raw` for the namespace and name given in each placeholder, and commit the result.');
+  }
+  return `${lines.join('\n')}\n`;
+}

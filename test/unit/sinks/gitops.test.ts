@@ -1,0 +1,198 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadInventory } from '../../../src/api/load.ts';
+import type { KubeObject } from '../../../src/api/types.ts';
+import { LabSession } from '../../../src/cli/lab-session.ts';
+import { compose, renderAll } from '../../../src/compose/compose.ts';
+import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
+import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
+import { gitopsFiles, objectSyncWave } from '../../../src/sinks/gitops.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const CONFIG_FILE = join(ROOT, 'examples', 'crownlabs.config.yaml');
+const exampleConfig = (over: Partial<ComposerConfig> = {}) => ({ ...loadConfig({ file: CONFIG_FILE }).config, ...over });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+function exampleSets(config = exampleConfig()) {
+  const { inventory } = loadInventory([join(ROOT, 'examples', 'lab')]);
+  return renderAll(compose(inventory, config));
+}
+
+const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+describe('one composition, two sinks', () => {
+  it('the gitops tree holds exactly the objects synth renders, apart from the documented differences', () => {
+    const config = exampleConfig();
+    const sets = exampleSets(config);
+    const synthObjects = new Map(sets.flatMap((s) => s.objects).map((o) => [key(o), o]));
+    const files = gitopsFiles(sets, config);
+    const treeObjects = new Map<string, KubeObject>();
+    for (const [path, content] of files) {
+      if (!/^(workspaces|tenants|instances)\//.test(path) || path.endsWith('kustomization.yaml')) continue;
+      const o = parse(content) as KubeObject;
+      treeObjects.set(key(o), o);
+    }
+    const secrets = [...synthObjects.values()].filter((o) => o.kind === 'Secret');
+    expect(secrets.length).toBeGreaterThan(0);
+    // Same objects, except Secrets, which "existing" mode leaves to the cluster.
+    expect([...treeObjects.keys()].sort()).toEqual([...synthObjects.keys()].filter((k) => !k.startsWith('Secret/')).sort());
+    for (const [k, o] of treeObjects) {
+      const s = synthObjects.get(k)!;
+      const { annotations, ...meta } = o.metadata;
+      const { annotations: synthAnnotations, ...synthMeta } = s.metadata;
+      expect({ ...o, metadata: meta }).toEqual({ ...s, metadata: synthMeta });
+      const extra = Object.keys(annotations ?? {}).filter((a) => !(a in (synthAnnotations ?? {})));
+      expect(extra.every((a) => a.startsWith('argocd.argoproj.io/'))).toBe(true);
+      expect(annotations?.['argocd.argoproj.io/sync-wave']).toBe(String(objectSyncWave(o.kind)));
+    }
+  });
+
+  it('never writes a Secret value, whatever the secret mode', () => {
+    for (const mode of ['existing', 'external-secret', 'sealed-secret'] as const) {
+      const config = exampleConfig({ gitopsSecretMode: mode });
+      const files = gitopsFiles(exampleSets(config), config);
+      const all = [...files.values()].join('\n');
+      expect(all).not.toMatch(/^kind: Secret$/m);
+      expect(all).not.toContain('I2Nsb3VkLWNvbmZpZw'); // base64 of "#cloud-config"
+      expect(all).not.toContain(Buffer.from('rook-nfs-server.rook-nfs').toString('base64'));
+      if (mode === 'external-secret') {
+        const es = parse(files.get('tenants/john.doe/ExternalSecret_tenant-john-doe_mydrive-info.yaml')!) as Any;
+        expect(es.spec.data).toEqual([
+          { secretKey: 'path', remoteRef: { key: 'tenant-john-doe/mydrive-info', property: 'path' } },
+          { secretKey: 'server-name', remoteRef: { key: 'tenant-john-doe/mydrive-info', property: 'server-name' } },
+        ]);
+        expect(es.spec.secretStoreRef).toEqual({ kind: 'ClusterSecretStore', name: 'crownlabs' });
+      }
+      if (mode === 'sealed-secret') {
+        const ss = parse(files.get('instances/tenant-john-doe/SealedSecret_tenant-john-doe_green-tea-6831.yaml')!) as Any;
+        expect(Object.keys(ss.spec.encryptedData)).toEqual(['userdata']);
+        expect(ss.spec.template.metadata.labels['crownlabs.polito.it/instance']).toBe('green-tea-6831');
+      }
+    }
+  });
+});
+
+describe('gitops layout', () => {
+  const config = exampleConfig();
+  const files = gitopsFiles(exampleSets(config), config);
+  it('has a root app of apps, one Application per workspace, tenant and instance namespace, each with ServerSideApply', () => {
+    const root = parse(files.get('root/Application_argocd_crownlabs-root.yaml')!) as Any;
+    expect(root.spec.source.path).toBe('gitops/apps');
+    const apps = [...files.keys()].filter((f) => f.startsWith('apps/Application_')).map((f) => parse(files.get(f)!) as Any);
+    expect(apps.map((a) => a.metadata.name).sort()).toEqual([
+      'crownlabs-instances-tenant-jane-smith',
+      'crownlabs-instances-tenant-john-doe',
+      'crownlabs-instances-tenant-mario-de-luca',
+      'crownlabs-tenant-jane.smith',
+      'crownlabs-tenant-john.doe',
+      'crownlabs-tenant-mario.de.luca',
+      'crownlabs-workspace-coffee',
+      'crownlabs-workspace-tea',
+    ]);
+    for (const a of apps) {
+      expect(a.spec.syncPolicy.syncOptions).toContain('ServerSideApply=true');
+      expect(files.has(`${a.spec.source.path.replace(/^gitops\//, '')}/kustomization.yaml`)).toBe(true);
+    }
+  });
+  it('lists every object file in its folder kustomization and writes no owner references', () => {
+    for (const [path, content] of files) {
+      if (!path.endsWith('/kustomization.yaml')) continue;
+      const folder = path.slice(0, -'/kustomization.yaml'.length);
+      const listed = (parse(content) as Any).resources as string[];
+      const present = [...files.keys()].filter((f) => f.startsWith(`${folder}/`) && f !== path).map((f) => f.slice(folder.length + 1));
+      expect(listed.sort()).toEqual(present.sort());
+    }
+    expect([...files.values()].some((c) => c.includes('ownerReferences'))).toBe(false);
+  });
+  it('keeps MyDrive PVCs out of pruning', () => {
+    const pvc = parse(files.get('tenants/john.doe/PersistentVolumeClaim_mydrive-pvcs_john-doe-drive.yaml')!) as Any;
+    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-options']).toBe('Prune=false');
+  });
+  it('splits a namespace with many instance objects into several Applications', () => {
+    const small = gitopsFiles(exampleSets(), exampleConfig({ gitopsMaxObjectsPerApp: 8 }));
+    const johnApps = [...small.keys()].filter((f) => f.startsWith('apps/Application_argocd_crownlabs-instances-tenant-john-doe'));
+    expect(johnApps.length).toBeGreaterThan(1);
+    for (const f of [...small.keys()].filter((k) => k.startsWith('instances/') && k.endsWith('kustomization.yaml'))) {
+      expect((parse(small.get(f)!) as Any).resources.length).toBeLessThanOrEqual(8);
+    }
+  });
+  it('is the same bytes on every run', () => {
+    const again = gitopsFiles(exampleSets(), exampleConfig());
+    expect([...again]).toEqual([...files]);
+  });
+});
+
+describe('writing trees', () => {
+  it('swaps the whole folder and keeps unchanged files (same inode)', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'tree-')), 'out');
+    writeTreeAtomically(dir, new Map([['a/x.yaml', 'x: 1\n'], ['b.yaml', 'b: 1\n']]));
+    const before = readFileSync(join(dir, 'a/x.yaml'));
+    const r = writeTreeAtomically(dir, new Map([['a/x.yaml', 'x: 1\n'], ['c.yaml', 'c: 1\n']]));
+    expect(r).toEqual({ written: 1, unchanged: 1, removed: 1 });
+    expect([...listFiles(dir)].sort()).toEqual(['a/x.yaml', 'c.yaml']);
+    expect(readFileSync(join(dir, 'a/x.yaml'))).toEqual(before);
+  });
+});
+
+describe('watch mode (LabSession)', () => {
+  it('re-renders only the Instances a Template edit affects, and keeps the last good sets on an invalid edit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    cpSync(join(ROOT, 'examples', 'lab'), dir, { recursive: true });
+    const session = new LabSession([dir], exampleConfig(), dir);
+    expect(session.load().applied).toBe(true);
+    const templates = join(dir, 'templates-tea.yaml');
+    writeFileSync(templates, readFileSync(templates, 'utf8').replace('memory: 2G\n', 'memory: 3G\n'));
+    const r = session.update([templates]);
+    expect(r.applied).toBe(true);
+    // Only green-tea changed: its one Instance is re-rendered, nothing else.
+    expect(r.rerendered).toEqual(['instances/tenant-john-doe/green-tea-6831']);
+    const vmi = session.renderedSets().find((s) => s.unit.id === 'instances/tenant-john-doe/green-tea-6831')!.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any;
+    expect(vmi.spec.domain.resources.requests.memory).toBe('3500M');
+    writeFileSync(templates, readFileSync(templates, 'utf8').replace('environmentType: VirtualMachine', 'environmentType: Banana'));
+    const bad = session.update([templates]);
+    expect(bad.applied).toBe(false);
+    expect(bad.problems.some((p) => p.severity === 'error' && p.field?.endsWith('environmentType'))).toBe(true);
+    const still = session.renderedSets().find((s) => s.unit.id === 'instances/tenant-john-doe/green-tea-6831')!.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any;
+    expect(still.spec.domain.resources.requests.memory).toBe('3500M');
+  });
+
+  it('crownlabs gitops --watch updates the tree after an edit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watch-cli-'));
+    const lab = join(dir, 'lab');
+    cpSync(join(ROOT, 'examples', 'lab'), lab, { recursive: true });
+    const out = join(dir, 'gitops');
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'crownlabs.js'), 'gitops', '-f', lab, '--config', CONFIG_FILE, '-o', out, '--watch', '--debounce', '50'], { env: { ...process.env, CI: 'true' } });
+    let stderr = '';
+    const waitFor = (re: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timeout waiting for ${re}; stderr:\n${stderr}`)), 30_000);
+        const check = () => {
+          if (re.test(stderr)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child.stderr.on('data', (d) => {
+          stderr += d;
+          check();
+        });
+        check();
+      });
+    try {
+      await waitFor(/watching/);
+      const instances = join(lab, 'instances.yaml');
+      writeFileSync(instances, readFileSync(instances, 'utf8').replace('  running: false\n', '  running: true\n'));
+      await waitFor(/watch: 1 set\(s\) re-rendered/);
+      const vm = parse(readFileSync(join(out, 'instances/tenant-john-doe/VirtualMachine_tenant-john-doe_black-tea-0042.yaml'), 'utf8')) as Any;
+      expect(vm.spec.running).toBe(true);
+      expect(readFileSync(join(out, 'instances/tenant-john-doe/kustomization.yaml'), 'utf8')).toContain('Service_tenant-john-doe_black-tea-0042.yaml');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
