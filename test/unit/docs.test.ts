@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_KEYS, envVarName } from '../../src/config/keys.ts';
+
+const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+
+describe('README', () => {
+  it('documents every configuration key with its flag and environment variable', () => {
+    for (const def of CONFIG_KEYS) {
+      expect(README, def.key).toContain(`| \`${def.key}\` | \`${def.flag}\` | \`${envVarName(def.key)}\` |`);
+    }
+  });
+  it('gives the two commands and .ci/run calls the test command', () => {
+    expect(README).toContain('npm ci && npm run example');
+    expect(README).toContain('npm ci && npm test');
+    expect(readFileSync(join(import.meta.dirname, '..', '..', '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
+  });
+});
