@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerGitops } from './gitops.ts';
 import { registerSynth } from './synth.ts';
+import { registerValidate } from './validate.ts';
 import { EXIT_USAGE } from './report.ts';
 
 export function buildProgram(): Command {
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerSynth(program);
+  registerValidate(program);
   registerGitops(program);
   return program;
 }

@@ -1,0 +1,265 @@
+/**
+ * Offline validation of rendered objects, the way the API server would take them with
+ * `kubectl apply --validate=strict`: the vendored OpenAPI/CRD schema of the kind (unknown fields,
+ * required fields, types, formats, quantities), ObjectMeta (name, namespace, labels,
+ * annotations) and the Go-side rules of ./rules.ts. One validator is compiled per kind, lazily,
+ * and cached: the KubeVirt schemas are large and most runs never need most kinds.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Source } from '../api/parse.ts';
+import { pointerToFieldPath, type Problem } from '../api/problems.ts';
+import type { RenderedSet } from '../compose/compose.ts';
+import { parentKey, type ParentRef } from '../model/labels.ts';
+import { FORMAT_MESSAGES, isDns1123Label, isDns1123Subdomain, isPathSegmentName, NAME_MESSAGES, registerRules } from './rules.ts';
+import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
+
+type AddFormats = (ajv: Ajv, formats?: string[]) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+export interface ObjectIssue {
+  /** JSON pointer into the object, e.g. `/spec/replicas`. */
+  pointer: string;
+  /** kubectl-style field path, e.g. `spec.template.spec.containers[0].resources.limits.cpu`. */
+  field: string;
+  message: string;
+}
+
+/** How long one kind's validator took to build. */
+export interface CompileTiming {
+  apiVersion: string;
+  kind: string;
+  ms: number;
+}
+
+/** Name rules by kind (ValidateObjectMeta's nameFn); a DNS-1123 subdomain otherwise. */
+const NAME_RULES: Record<string, 'label' | 'path-segment'> = {
+  'v1/Namespace': 'label',
+  // ValidateServiceCreate with RelaxedServiceNameValidation (GA, locked on, in 1.37): a DNS label.
+  'v1/Service': 'label',
+  'rbac.authorization.k8s.io/v1/Role': 'path-segment',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'path-segment',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'path-segment',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'path-segment',
+};
+
+interface Compiled {
+  info: KindSchema;
+  validate: ValidateFunction;
+}
+
+export class RenderedObjectValidator {
+  private readonly ajv: Ajv;
+  private readonly documents = new Set<string>();
+  private readonly compiled = new Map<string, Compiled | null>();
+  readonly timings: CompileTiming[] = [];
+
+  constructor() {
+    // `code.optimize: false` and `inlineRefs: false` halve compile times (the KubeVirt schemas are
+    // large) at no measurable cost per object; `verbose` puts the bad value into messages.
+    this.ajv = new Ajv({
+      allErrors: true,
+      strict: false,
+      verbose: true,
+      useDefaults: false,
+      validateFormats: true,
+      validateSchema: false,
+      inlineRefs: false,
+      code: { optimize: false },
+    });
+    addFormats(this.ajv, ['date-time', 'byte', 'int32', 'int64', 'float', 'double']);
+    registerRules(this.ajv);
+  }
+
+  /** Where the schema of apiVersion/kind comes from, if one is vendored (compiles nothing). */
+  schemaOf(apiVersion: string, kind: string): KindSchema | undefined {
+    return this.compiled.get(`${apiVersion}/${kind}`)?.info ?? kindSchema(apiVersion, kind);
+  }
+
+  /**
+   * Every issue of one rendered object; `[]` when the API server would accept it. The object is
+   * checked as a sink writes it (its JSON form: `undefined` fields dropped, `toJSON()` applied).
+   */
+  validate(rendered: unknown): ObjectIssue[] {
+    const object = rendered === undefined ? undefined : (JSON.parse(JSON.stringify(rendered)) as unknown);
+    const issues: ObjectIssue[] = [];
+    const add = (pointer: string, message: string) => issues.push({ pointer, field: pointerToFieldPath(pointer), message });
+    if (!isObject(object)) {
+      add('', 'an object must be a mapping with apiVersion, kind and metadata');
+      return issues;
+    }
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion !== 'string' || apiVersion === '') add('/apiVersion', 'required value is missing');
+    if (typeof kind !== 'string' || kind === '') add('/kind', 'required value is missing');
+    if (issues.length) return issues;
+    const compiled = this.get(apiVersion as string, kind as string);
+    if (!compiled) {
+      add('/kind', `no schema is vendored for apiVersion "${String(apiVersion)}" kind "${String(kind)}" (imports/k8s-openapi: ${k8sSchemaSource()}; imports/crds)`);
+      return issues;
+    }
+    this.checkMetadata(object, compiled.info, add);
+    if (!compiled.validate(object)) {
+      for (const e of compiled.validate.errors ?? []) {
+        const issue = toIssue(e);
+        if (issue) add(issue.pointer, issue.message);
+      }
+    }
+    return dedupe(issues);
+  }
+
+  private get(apiVersion: string, kind: string): Compiled | undefined {
+    const key = `${apiVersion}/${kind}`;
+    const hit = this.compiled.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const start = performance.now();
+    const info = kindSchema(apiVersion, kind);
+    let entry: Compiled | null = null;
+    if (info) {
+      for (const file of info.documents) {
+        if (this.documents.has(file)) continue;
+        this.ajv.addSchema(k8sDocument(file));
+        this.documents.add(file);
+      }
+      entry = { info, validate: this.ajv.compile(info.schema) };
+      this.timings.push({ apiVersion, kind, ms: performance.now() - start });
+    }
+    this.compiled.set(key, entry);
+    return entry ?? undefined;
+  }
+
+  // ValidateObjectMeta: the name (by the kind's rule), the namespace against the kind's scope.
+  private checkMetadata(object: Record<string, unknown>, info: KindSchema, add: (pointer: string, message: string) => void): void {
+    const meta = object.metadata;
+    if (!isObject(meta)) {
+      add('/metadata', 'required value is missing');
+      return;
+    }
+    const name = meta.name;
+    if (typeof name !== 'string' || name === '') {
+      add('/metadata/name', 'required value is missing');
+    } else {
+      const rule = NAME_RULES[`${info.apiVersion}/${info.kind}`];
+      if (rule === 'label' && !isDns1123Label(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.dns1123Label}`);
+      else if (rule === 'path-segment' && !isPathSegmentName(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.pathSegment}`);
+      else if (rule === undefined && !isDns1123Subdomain(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.dns1123Subdomain}`);
+    }
+    const namespace = meta.namespace;
+    if (info.namespaced) {
+      if (typeof namespace !== 'string' || namespace === '') add('/metadata/namespace', `required value is missing: ${info.kind} is namespaced`);
+      else if (!isDns1123Label(namespace)) add('/metadata/namespace', `invalid namespace ${JSON.stringify(namespace)}: ${NAME_MESSAGES.dns1123Label}`);
+    } else if (namespace !== undefined && namespace !== '') {
+      add('/metadata/namespace', `${info.kind} is cluster-scoped and takes no namespace`);
+    }
+  }
+}
+
+let shared: RenderedObjectValidator | undefined;
+
+/** A process-wide validator: compiled kinds are reused across calls. */
+export function sharedValidator(): RenderedObjectValidator {
+  shared ??= new RenderedObjectValidator();
+  return shared;
+}
+
+export interface RenderedValidation {
+  problems: Problem[];
+  objects: number;
+  sets: number;
+  /** Milliseconds spent validating (schema loading and compiling included). */
+  ms: number;
+}
+
+/**
+ * Validates every object of every rendered set. Each problem names the resource set (`file`: the
+ * set's id), the object (`kind`, `name`: `namespace/name`), the field path, and in its message the
+ * input that produced the set (and where that input was read, when `sourceOf` knows).
+ */
+export function validateRenderedSets(
+  sets: readonly RenderedSet[],
+  options: { validator?: RenderedObjectValidator; sourceOf?: (parent: ParentRef) => Source | undefined } = {},
+): RenderedValidation {
+  const validator = options.validator ?? sharedValidator();
+  const start = performance.now();
+  const problems: Problem[] = [];
+  let objects = 0;
+  for (const { unit, objects: rendered } of sets) {
+    let from: string | undefined;
+    for (const object of rendered) {
+      objects++;
+      const issues = validator.validate(object);
+      if (issues.length === 0) continue;
+      if (from === undefined) {
+        const src = options.sourceOf?.(unit.parent);
+        from = `rendered for ${parentKey(unit.parent)}${src ? ` from ${src.file}, document ${src.document}` : ''}`;
+      }
+      const meta = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
+      const name = typeof meta?.name === 'string' ? (typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : undefined;
+      for (const issue of issues) {
+        problems.push({ severity: 'error', file: unit.id, kind: String((object as { kind?: unknown }).kind ?? ''), name, field: issue.field, message: `${issue.message} (${from})` });
+      }
+    }
+  }
+  return { problems, objects, sets: sets.length, ms: performance.now() - start };
+}
+
+function escape(seg: string): string {
+  return seg.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function toIssue(e: ErrorObject): { pointer: string; message: string } | undefined {
+  const pointer = e.instancePath;
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return { pointer: `${pointer}/${escape(String(params.additionalProperty))}`, message: 'unknown field (not in the schema)' };
+    case 'required':
+      return { pointer: `${pointer}/${escape(String(params.missingProperty))}`, message: 'required value is missing' };
+    case 'type':
+      return { pointer, message: `must be of type ${String(params.type)}, not ${describe(e.data)}` };
+    case 'enum':
+      return { pointer, message: `unsupported value ${JSON.stringify(e.data)}: must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'format': {
+      const text = FORMAT_MESSAGES[String(params.format)] ?? `must match format "${String(params.format)}"`;
+      // Inside `propertyNames` the failing key is the value; report it at the key itself.
+      if (e.propertyName !== undefined) return { pointer: `${pointer}/${escape(e.propertyName)}`, message: `invalid key ${JSON.stringify(e.propertyName)}: ${text}` };
+      return { pointer, message: `invalid value ${JSON.stringify(e.data)}: ${text}` };
+    }
+    case 'propertyNames':
+      // The failing name is reported by the nested `format` error (with its own path).
+      return undefined;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return { pointer, message: `${JSON.stringify(e.data)}: ${e.message ?? 'out of range'}` };
+    case 'if':
+    case 'allOf':
+      // Their failing subschemas are reported on their own.
+      return undefined;
+    default:
+      return { pointer, message: e.message ?? 'is invalid' };
+  }
+}
+
+// One issue per field and message, in the order found.
+function dedupe(issues: ObjectIssue[]): ObjectIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.pointer}\0${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
