@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerGitops } from './gitops.ts';
+import { registerImageList } from './imagelist.ts';
 import { registerSynth } from './synth.ts';
 import { registerValidate } from './validate.ts';
 import { EXIT_USAGE } from './report.ts';
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
   registerSynth(program);
   registerValidate(program);
   registerGitops(program);
+  registerImageList(program);
   return program;
 }
 

@@ -1,0 +1,76 @@
+import { Option, type Command } from 'commander';
+import { RegistryClient } from '../integrations/registry/client.ts';
+import { KubeImageListWriter, runImageListLoop, runImageListPass } from '../integrations/registry/updater.ts';
+import { loadKubeConfig } from './kube.ts';
+import { EXIT_INPUT, EXIT_OK, EXIT_USAGE } from './report.ts';
+
+interface ImageListOptions {
+  advertisedRegistryName: string;
+  imageListName: string;
+  registryUrl: string;
+  registryUsername?: string;
+  registryPassword?: string;
+  updateInterval?: string;
+  once?: boolean;
+  kubeconfig?: string;
+  registryTimeout: string;
+  pageSize: string;
+}
+
+/** `crownlabs imagelist`: the ImageList producer of SPEC §10, with upstream's flags. */
+export function registerImageList(program: Command): void {
+  program
+    .command('imagelist')
+    .description('keep the ImageList of a Docker registry (v2 API) up to date: a pass now, then one every --update-interval seconds')
+    .requiredOption('--advertised-registry-name <name>', 'registry name written into the ImageList (spec.registryName)')
+    .requiredOption('--image-list-name <name>', 'name of the (cluster-scoped) ImageList')
+    .requiredOption('--registry-url <url>', 'base URL of the registry, e.g. http://docker-registry.docker-registry:5000')
+    .addOption(new Option('--registry-username <user>', 'basic-auth user of the registry').env('CROWNLABS_REGISTRY_USERNAME'))
+    .addOption(new Option('--registry-password <password>', 'basic-auth password of the registry (prefer the environment variable)').env('CROWNLABS_REGISTRY_PASSWORD'))
+    .option('--update-interval <seconds>', 'seconds between passes (required unless --once)')
+    .option('--once', 'run one pass and exit: 0 when the ImageList was written, 1 otherwise')
+    .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
+    .option('--registry-timeout <seconds>', 'timeout of each registry request', '10')
+    .option('--page-size <n>', 'catalog and tag-list page size asked of the registry (?n=)', '100')
+    .action(async (opts: ImageListOptions) => {
+      process.exitCode = await runImageList(opts);
+    });
+}
+
+function positive(value: string | undefined, flag: string): number | string {
+  const n = Number(value);
+  return value !== undefined && Number.isFinite(n) && n > 0 ? n : `${flag} must be a positive number, got "${value ?? ''}"`;
+}
+
+export async function runImageList(opts: ImageListOptions): Promise<number> {
+  const timeout = positive(opts.registryTimeout, '--registry-timeout');
+  const pageSize = positive(opts.pageSize, '--page-size');
+  const interval = opts.once ? 1 : positive(opts.updateInterval, '--update-interval');
+  for (const v of [timeout, pageSize, interval]) {
+    if (typeof v === 'string') {
+      process.stderr.write(`crownlabs imagelist: ${v}\n`);
+      return EXIT_USAGE;
+    }
+  }
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const pass = {
+    registry: new RegistryClient({
+      url: opts.registryUrl,
+      username: opts.registryUsername,
+      password: opts.registryPassword,
+      timeoutMs: (timeout as number) * 1000,
+      pageSize: Math.floor(pageSize as number),
+    }),
+    writer: new KubeImageListWriter(loadKubeConfig(opts.kubeconfig)),
+    advertisedRegistryName: opts.advertisedRegistryName,
+    imageListName: opts.imageListName,
+    log,
+  };
+  if (opts.once) return (await runImageListPass(pass)).ok ? EXIT_OK : EXIT_INPUT;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  await runImageListLoop({ ...pass, intervalSeconds: interval as number, signal: stop.signal });
+  return EXIT_OK;
+}
