@@ -1,0 +1,145 @@
+/**
+ * InstanceSnapshot rules (SPEC §9), pure: the request validation of §9.2 step 2, the names and
+ * tag of the image pushed by the Job (§9.3), and the phase a finished Job maps to. The clock is
+ * an input (the tag), so that composing a snapshot's Job stays deterministic.
+ */
+import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../api/types.ts';
+
+/** `status.phase` values of an InstanceSnapshot (SPEC §1.5; the CRD has no enum). */
+export type SnapshotPhase = 'Pending' | 'Processing' | 'Completed' | 'Failed';
+
+export interface SnapshotEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** Events of the snapshot flow, reason and message as upstream emits them (SPEC §9.2). */
+export const SNAPSHOT_EVENTS = {
+  validating: { type: 'Normal', reason: 'Validating', message: 'Start validation of the request' } as SnapshotEvent,
+  validationError: (message: string): SnapshotEvent => ({ type: 'Warning', reason: 'ValidationError', message }),
+  creation: (snapshotName: string): SnapshotEvent => ({ type: 'Normal', reason: 'Creation', message: `Job ${snapshotName} for snapshot creation started` }),
+  created: (imageName: string, duration?: string): SnapshotEvent => ({
+    type: 'Normal',
+    reason: 'Created',
+    message: `Image ${imageName} created and uploaded${duration ? ` in ${duration}` : ''}`,
+  }),
+  creationFailed: { type: 'Warning', reason: 'CreationFailed', message: 'The creation job failed' } as SnapshotEvent,
+} as const;
+
+/** Where the objects a snapshot refers to are read; a thrown error is transient (retry). */
+export interface SnapshotLookup {
+  instance(namespace: string, name: string): Instance | undefined;
+  template(namespace: string, name: string): Template | undefined;
+}
+
+/** An Inventory (or anything holding its maps keyed `namespace/name`) as a SnapshotLookup. */
+export function inventoryLookup(inv: { instances: Map<string, Instance>; templates: Map<string, Template> }): SnapshotLookup {
+  return {
+    instance: (ns, name) => inv.instances.get(`${ns}/${name}`),
+    template: (ns, name) => inv.templates.get(`${ns}/${name}`),
+  };
+}
+
+export type SnapshotValidation =
+  | { ok: true; instance: Instance; template: Template; environment: Environment }
+  /** permanent: set phase Failed and do not retry; otherwise retry later. */
+  | { ok: false; permanent: boolean; message: string };
+
+/**
+ * SPEC §9.2 step 2. An empty `instanceRef.namespace` means the snapshot's own namespace (upstream
+ * would GET with an empty namespace and retry forever); an empty Template namespace means the
+ * Instance's.
+ */
+export function validateSnapshotRequest(snapshot: InstanceSnapshot, lookup: SnapshotLookup): SnapshotValidation {
+  const ref = snapshot.spec.instanceRef;
+  const instanceNs = ref.namespace || snapshot.metadata.namespace || 'default';
+  let instance: Instance | undefined;
+  let template: Template | undefined;
+  try {
+    instance = lookup.instance(instanceNs, ref.name);
+    if (!instance) return { ok: false, permanent: true, message: `Instance ${instanceNs}/${ref.name} not found` };
+    const tref = instance.spec[TEMPLATE_REF];
+    const templateNs = tref.namespace || instance.metadata.namespace || instanceNs;
+    template = lookup.template(templateNs, tref.name);
+    if (!template) return { ok: false, permanent: true, message: `Template ${templateNs}/${tref.name} of Instance ${instanceNs}/${ref.name} not found` };
+  } catch (err) {
+    return { ok: false, permanent: false, message: `lookup failed: ${(err as Error).message}` };
+  }
+  const envName = snapshot.spec.environmentRef?.name;
+  const environment = envName ? template.spec.environmentList.find((e) => e.name === envName) : template.spec.environmentList[0];
+  if (!environment) {
+    return { ok: false, permanent: true, message: envName ? `environment ${envName} not found in Template ${template.metadata.name}` : `Template ${template.metadata.name} has no environment` };
+  }
+  if (environment.environmentType !== 'VirtualMachine' && environment.environmentType !== 'CloudVM') {
+    return { ok: false, permanent: true, message: `environment ${environment.name} is of type ${environment.environmentType}: only VirtualMachine and CloudVM environments can be snapshotted` };
+  }
+  if (!environment.persistent) {
+    return { ok: false, permanent: true, message: `environment ${environment.name} is not persistent: only persistent VMs can be snapshotted` };
+  }
+  if (instance.spec.running !== false) {
+    return { ok: false, permanent: true, message: `Instance ${instanceNs}/${ref.name} is running: stop it before taking a snapshot` };
+  }
+  return { ok: true, instance, template, environment };
+}
+
+/** Registry folder of a tenant's images: lower-cased, non-alphanumerics removed (`john.doe` → `johndoe`). */
+export function snapshotImageDir(tenantName: string): string {
+  return tenantName.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/**
+ * `YYYYMMDD` + `t` + `HHMMSS` of `at` in the process's local time zone, as upstream (SPEC §14.9);
+ * pass `utc` to format in UTC instead.
+ */
+export function snapshotTag(at: Date, utc = false): string {
+  const [y, mo, d, h, mi, s] = utc
+    ? [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds()]
+    : [at.getFullYear(), at.getMonth() + 1, at.getDate(), at.getHours(), at.getMinutes(), at.getSeconds()];
+  return `${pad(y, 4)}${pad(mo)}${pad(d)}t${pad(h)}${pad(mi)}${pad(s)}`;
+}
+
+/** kaniko's `--destination`: `<vmRegistry>/<imagedir>/<imageName>:<tag>` (SPEC §9.3). */
+export function snapshotDestination(vmRegistry: string, instance: Instance, imageName: string, tag: string): string {
+  return `${vmRegistry}/${snapshotImageDir(instance.spec[TENANT_REF].name)}/${imageName}:${tag}`;
+}
+
+/** A Job as far as its outcome goes (batch/v1 status). */
+export interface JobOutcome {
+  status?: {
+    conditions?: { type: string; status: string }[];
+    startTime?: string;
+    completionTime?: string;
+  };
+}
+
+/**
+ * The phase and event of a snapshot whose Job exists (SPEC §9.2): Complete → Completed,
+ * Failed → Failed, anything else → undefined (nothing to do yet).
+ */
+export function snapshotOutcome(job: JobOutcome, imageName: string): { phase: SnapshotPhase; event: SnapshotEvent } | undefined {
+  const is = (type: string) => (job.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+  if (is('Complete')) {
+    const { startTime, completionTime } = job.status ?? {};
+    const duration = startTime && completionTime ? goDuration(Date.parse(completionTime) - Date.parse(startTime)) : undefined;
+    return { phase: 'Completed', event: SNAPSHOT_EVENTS.created(imageName, duration) };
+  }
+  if (is('Failed')) return { phase: 'Failed', event: SNAPSHOT_EVENTS.creationFailed };
+  return undefined;
+}
+
+/** Go's time.Duration.String() for whole milliseconds (`1h0m5s`, `1m30s`, `45s`, `250ms`, `0s`). */
+export function goDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '';
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${a}ms`;
+  const h = Math.floor(a / 3_600_000);
+  const m = Math.floor((a % 3_600_000) / 60_000);
+  const sMs = a % 60_000;
+  const s = sMs % 1000 === 0 ? String(sMs / 1000) : (sMs / 1000).toFixed(3).replace(/0+$/, '');
+  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
