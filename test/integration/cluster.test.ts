@@ -8,7 +8,9 @@ import {
   createObject,
   deleteNamespace,
   deleteObject,
+  dryRunCreate,
   getObject,
+  isSchemaRejection,
   kubeConfigFor,
   rest,
   serverSideApply,
@@ -110,13 +112,30 @@ describe('test cluster', () => {
     expect(bad.body.message).toMatch(/environmentType/);
     expect(bad.body.message).toMatch(/Banana/);
 
-    const badVmi = await apiError(serverSideApply(vmi('two'), { dryRun: true }));
-    expect(badVmi.code).toBe(422);
-    expect(badVmi.body.message).toMatch(/spec\.domain\.cpu\.cores/);
+    const noImage = template('Container');
+    delete (noImage.spec as any).environmentList[0].image;
+    const missing = await apiError(serverSideApply(noImage, { dryRun: true }));
+    expect(missing.code).toBe(422);
+    expect(missing.body.message).toMatch(/image/);
 
-    const noRef = template('Container');
-    delete (noRef.spec as any).environmentList[0].image;
-    expect((await apiError(serverSideApply(noRef, { dryRun: true }))).code).toBe(422);
+    // A value of the wrong type: a create (dry run) answers 422 with the field path...
+    const badVmi = await apiError(dryRunCreate(vmi('two')));
+    expect(badVmi.code).toBe(422);
+    expect(badVmi.body.details.causes.map((c: any) => c.field)).toContain('spec.domain.cpu.cores');
+  });
+
+  it('server-side apply rejects wrong types and undeclared fields (with a 500, upstream #139253)', async () => {
+    // Server-side apply converts the patch to the schema's types before validation; that
+    // conversion error is still surfaced as 500. isSchemaRejection() accepts it.
+    const badVmi = await apiError(serverSideApply(vmi('two'), { dryRun: true }));
+    expect(isSchemaRejection(badVmi)).toBe(true);
+    expect(badVmi.body.message).toMatch(/\.spec\.domain\.cpu\.cores: expected numeric/);
+
+    const typo = template('Container');
+    (typo.spec as any).environmentLsit = [];
+    const undeclared = await apiError(serverSideApply(typo, { dryRun: true }));
+    expect(isSchemaRejection(undeclared)).toBe(true);
+    expect(undeclared.body.message).toMatch(/\.spec\.environmentLsit: field not declared in schema/);
   });
 
   it('enforces RBAC: no bindings -> 403, after a RoleBinding -> allowed', async () => {

@@ -224,6 +224,37 @@ export async function serverSideApply<T extends KubeObject>(objects: T | T[], op
 
 type Ref = Pick<KubeObject, 'apiVersion' | 'kind'> & { metadata: { name: string; namespace?: string } };
 
+/**
+ * Create objects with `dryRun=All` (POST): full validation, defaulting and admission, nothing
+ * persisted. Unlike server-side apply, a value of the wrong type or an unknown field is reported
+ * as 422 Invalid (with `fieldValidation=Strict`, the default here) rather than 500.
+ */
+export async function dryRunCreate<T extends KubeObject>(
+  objects: T | T[],
+  opts: { kubeConfig?: KubeConfig; fieldValidation?: 'Strict' | 'Warn' | 'Ignore' } = {},
+): Promise<T[]> {
+  const c = rest(opts.kubeConfig);
+  const out: T[] = [];
+  for (const obj of Array.isArray(objects) ? objects : [objects]) {
+    const p = await c.resourcePath(obj.apiVersion, obj.kind, obj.metadata.namespace);
+    out.push(await c.request<T>('POST', p, { body: obj, query: { dryRun: 'All', fieldValidation: opts.fieldValidation ?? 'Strict' } }));
+  }
+  return out;
+}
+
+/**
+ * Whether an error is the API server rejecting an object's content: 422 Invalid (schema, enum,
+ * CEL, required fields, ...), 400 BadRequest (strict field validation), or the 500 that
+ * server-side apply still returns when the patch cannot be converted to the schema's types — a
+ * value of the wrong type or a field not declared in the schema ("failed to create typed patch
+ * object"; kubernetes/kubernetes#139253).
+ */
+export function isSchemaRejection(e: unknown): e is ApiError {
+  if (!(e instanceof ApiError)) return false;
+  if (e.code === 422 || e.code === 400) return true;
+  return e.code === 500 && /failed to create typed patch object/.test(String(e.body?.message));
+}
+
 /** GET an object; undefined when it does not exist. */
 export async function getObject<T = KubeObject>(ref: Ref, kc?: KubeConfig): Promise<T | undefined> {
   const c = rest(kc);

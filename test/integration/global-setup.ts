@@ -86,17 +86,32 @@ export default async function setup(project: TestProject) {
   let kubeconfig = process.env.TEST_CLUSTER_KUBECONFIG;
   let dir = process.env.TEST_CLUSTER_DIR ?? '';
   let startedHere = false;
-  const env: NodeJS.ProcessEnv = { ...process.env, TEST_CLUSTER_CONTROLLERS: '1' };
+  let crdsInstalled = false;
+  const env: NodeJS.ProcessEnv = { ...process.env };
 
   if (kubeconfig) {
     log(`reusing cluster from TEST_CLUSTER_KUBECONFIG=${kubeconfig}`);
   } else {
     const wasRunning = (await testCluster(['status'], env)).code === 0;
-    const { code, stdout } = await testCluster(['start', '--with-controller-manager'], env);
-    if (code !== 0) throw new Error(`scripts/test-cluster start failed (exit ${code}); see the messages above`);
-    kubeconfig = stdout.trim().split('\n').pop()!;
+    // API server first, CRDs, then the controller manager: its garbage collector then watches
+    // the custom resources from the start instead of after its 30s discovery resync.
+    const start = async (args: string[]) => {
+      const { code, stdout } = await testCluster(['start', ...args], { ...env, TEST_CLUSTER_CONTROLLERS: '0' });
+      if (code !== 0) throw new Error(`scripts/test-cluster start failed (exit ${code}); see the messages above`);
+      return stdout.trim().split('\n').pop()!;
+    };
+    kubeconfig = await start([]);
     startedHere = !wasRunning;
     dir = path.dirname(kubeconfig); // the admin kubeconfig is $TEST_CLUSTER_DIR/kubeconfig
+    try {
+      await installCrds(kubeconfig);
+      crdsInstalled = true;
+      await start(['--with-controller-manager']);
+    } catch (e) {
+      // vitest runs no teardown when setup fails: don't leave processes behind.
+      if (startedHere && !truthy(process.env.TEST_CLUSTER_KEEP)) await testCluster(['stop'], env);
+      throw e;
+    }
   }
 
   process.env.KUBECONFIG = kubeconfig;
@@ -105,7 +120,7 @@ export default async function setup(project: TestProject) {
   project.provide('testClusterKubeconfig', kubeconfig);
   project.provide('testClusterDir', dir);
 
-  await installCrds(kubeconfig);
+  if (!crdsInstalled) await installCrds(kubeconfig); // reused cluster: make sure they are current
   log(`cluster ready in ${((Date.now() - t0) / 1000).toFixed(1)}s (kubeconfig: ${kubeconfig})`);
 
   return async () => {
