@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerBastion } from './bastion.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
 import { registerSynth } from './synth.ts';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerGitops(program);
   registerImageList(program);
+  registerBastion(program);
   return program;
 }
 
