@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const BIN = join(ROOT, 'bin', 'crownlabs.js');
+
+function crownlabs(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, KUBECONFIG: '/nonexistent' } });
+  // Help text wraps at the terminal width: compare with whitespace runs folded.
+  return { code: r.status, stdout: r.stdout.replace(/\s+/g, ' '), stderr: r.stderr };
+}
+
+describe('§10 crownlabs imagelist flags', () => {
+  it('has upstream\'s flags, the password also from CROWNLABS_REGISTRY_PASSWORD', () => {
+    const help = crownlabs(['imagelist', '--help']).stdout;
+    for (const flag of ['--advertised-registry-name', '--image-list-name', '--registry-url', '--registry-username', '--registry-password', '--update-interval', '--once', '--kubeconfig']) {
+      expect(help).toContain(flag);
+    }
+    expect(help).toContain('CROWNLABS_REGISTRY_PASSWORD');
+  });
+  it('requires the advertised name, list name and registry URL (usage error, exit 2)', () => {
+    const r = crownlabs(['imagelist', '--registry-url', 'http://r']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/required option '--advertised-registry-name <name>' not specified/);
+  });
+  it('requires --update-interval unless --once', () => {
+    const r = crownlabs(['imagelist', '--advertised-registry-name', 'a', '--image-list-name', 'l', '--registry-url', 'http://r']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--update-interval must be a positive number, got ""');
+  });
+});
+
+describe('§12 / §15.4 bastion commands', () => {
+  it('bastion-keys reads AUTHORIZED_KEYS_PATH, default /auth-keys-vol/authorized_keys', () => {
+    const help = crownlabs(['bastion-keys', '--help']).stdout;
+    expect(help).toContain('env: AUTHORIZED_KEYS_PATH');
+    expect(help).toContain('/auth-keys-vol/authorized_keys');
+  });
+  it('ssh-tracker serves on --metrics-addr, default :9090', () => {
+    const help = crownlabs(['ssh-tracker', '--help']).stdout;
+    expect(help).toMatch(/--metrics-addr <addr> .*\(default: ":9090"\)/);
+  });
+});
