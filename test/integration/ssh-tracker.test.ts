@@ -124,6 +124,28 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
     expect(text).not.toContain('2222');
   });
 
+  it('a SYN retransmitted because no answer came back counts as one connection', async () => {
+    // A second server address whose answers are dropped: the server's replies to the client are
+    // blackholed, so the client retransmits its SYN (same 4-tuple, same initial sequence number).
+    const unanswered = `fd00:0:${id.slice(0, 4)}::3`;
+    ip('-n', NS_SERVER, 'addr', 'add', `${unanswered}/64`, 'dev', VETH_S, 'nodad');
+    ip('-n', NS_SERVER, 'route', 'add', 'blackhole', `${IP6_C}/128`);
+    const synRetrans = () => Number(/TcpExtTCPSynRetrans\s+(\d+)/.exec(execFileSync('ip', inNs(NS_CLIENT, ['nstat', '-az', 'TcpExtTCPSynRetrans']), { encoding: 'utf8' }))?.[1] ?? 0);
+    const before = synRetrans();
+    nodeIn(
+      NS_CLIENT,
+      `import net from 'node:net';
+       const s = net.connect(22, '${unanswered}'); s.on('error', () => {});
+       await new Promise((r) => setTimeout(r, 3500)); s.destroy();`,
+    );
+    expect(synRetrans() - before).toBeGreaterThanOrEqual(2); // SYN at 0 s, again at ~1 s and ~3 s
+    const text = await waitFor(() => {
+      const m = metrics();
+      return m.includes(`destination_ip="${unanswered}"`) ? m : undefined;
+    }, { timeoutMs: 10_000, message: 'the unanswered connection counted' });
+    expect(text).toContain(`bastion_ssh_connections{destination_ip="${unanswered}",destination_port="22"} 1`);
+  });
+
   it('/healthz fails once the capture process is gone', async () => {
     expect(health()).toBe(200);
     // Kill only the tcpdump of our tracker (a descendant of the process we spawned).
