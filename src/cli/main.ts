@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerBastion } from './bastion.ts';
+import { registerController } from './controller.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
 import { registerSynth } from './synth.ts';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerGitops(program);
   registerImageList(program);
   registerBastion(program);
+  registerController(program);
   return program;
 }
 

@@ -1,0 +1,105 @@
+/**
+ * Delivers one rendered resource set: controller ownerReferences to the parent, server-side apply
+ * (field manager `crownlabs-composer`, force) of every object the live cache does not already hold,
+ * then prune of the objects labelled with this parent's id AND owned by it that were not rendered.
+ */
+import type { KubeObject } from '../api/types.ts';
+import { parentId, type ParentRef } from '../model/labels.ts';
+import { FIELD_MANAGER, type ControllerContext } from './context.ts';
+import type { CachedObject } from './informer.ts';
+import { isNotFound } from './kube-client.ts';
+import { firstDifference, liveHoldsRendered } from './live-compare.ts';
+
+export interface ApplyOutcome {
+  applied: number;
+  skipped: number;
+  pruned: number;
+  /** Errors by object (`Kind/ns/name`): the set is applied fail-fast:false. */
+  errors: { object: string; error: Error }[];
+  /** Live objects after apply (server answers), by `Kind/ns/name`. */
+  live: Map<string, Record<string, unknown>>;
+}
+
+export function objectId(o: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  return `${o.kind}/${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+}
+
+export function withOwner(objects: KubeObject[], owner: CachedObject): KubeObject[] {
+  const ref = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  return objects.map((o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [ref] } }));
+}
+
+export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
+  const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, errors: [], live: new Map() };
+  const objects = withOwner(rendered, owner);
+  const wanted = new Set(objects.map(objectId));
+  // Namespaces first: the objects inside them need them.
+  const ordered = [...objects.filter((o) => o.kind === 'Namespace'), ...objects.filter((o) => o.kind !== 'Namespace')];
+  for (const obj of ordered) {
+    const id = objectId(obj);
+    const live = ctx.caches.liveOf(obj);
+    if (live && !live.metadata.deletionTimestamp && liveHoldsRendered(obj, live)) {
+      out.skipped++;
+      out.live.set(id, live);
+      ctx.metrics.writeSkips.inc({ kind: obj.kind });
+      continue;
+    }
+    if (live) ctx.log.debug({ object: id, field: firstDifference(obj, live) }, 'drift: applying');
+    try {
+      const path = ctx.client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+      const res = await ctx.client.request('PATCH', path, {
+        query: { fieldManager: FIELD_MANAGER, force: true },
+        body: obj,
+        contentType: 'application/apply-patch+yaml',
+      });
+      out.applied++;
+      out.live.set(id, res);
+      ctx.metrics.applies.inc({ kind: obj.kind });
+    } catch (e) {
+      out.errors.push({ object: id, error: e as Error });
+    }
+  }
+  const uid = owner.metadata.uid;
+  const pid = parentId(parent);
+  for (const inf of new Set(ctx.caches.children.values())) {
+    for (const child of inf.byParentId(pid)) {
+      if (wanted.has(objectId(child)) || child.metadata.deletionTimestamp) continue;
+      // Never an object we do not own, even when it carries our labels.
+      if (!(child.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) continue;
+      try {
+        await ctx.client.request('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {
+          query: { propagationPolicy: 'Background' },
+        });
+        out.pruned++;
+        ctx.metrics.prunes.inc({ kind: child.kind });
+      } catch (e) {
+        if (!isNotFound(e)) out.errors.push({ object: objectId(child), error: e as Error });
+      }
+    }
+  }
+  return out;
+}
+
+/** Merge-patches a parent's status subresource when it differs from `desired` (fields compared as a subset). */
+export async function writeStatus(ctx: ControllerContext, obj: CachedObject, desired: Record<string, unknown>): Promise<boolean> {
+  const current = (obj.status ?? {}) as Record<string, unknown>;
+  if (statusEqual(desired, current)) return false;
+  await ctx.client.request('PATCH', ctx.client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, 'status'), {
+    body: { status: desired },
+    contentType: 'application/merge-patch+json',
+  });
+  ctx.metrics.statusWrites.inc({ kind: obj.kind });
+  return true;
+}
+
+function statusEqual(desired: unknown, current: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return Array.isArray(current) && current.length === desired.length && desired.every((d, i) => statusEqual(d, current[i]));
+  }
+  if (desired && typeof desired === 'object') {
+    if (!current || typeof current !== 'object') return false;
+    return Object.entries(desired).every(([k, v]) => statusEqual(v, (current as Record<string, unknown>)[k]));
+  }
+  if (desired === '' && current === undefined) return true;
+  return desired === current;
+}

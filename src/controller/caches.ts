@@ -1,0 +1,110 @@
+/**
+ * The controller's informers and the Inventory built from them. Input objects (CrownLabs kinds,
+ * Namespaces, `mydrive-info` Secrets) go through `checkObject`, the same validation and defaulting
+ * as files, before they enter the Inventory. Rendered children are watched by our managed-by label
+ * and indexed by their parent-id label.
+ */
+import { Inventory } from '../api/inventory.ts';
+import { checkObject, type SourcedObject } from '../api/parse.ts';
+import type { Problem } from '../api/problems.ts';
+import { INPUT_KINDS, type InputKind, type InputObject } from '../api/types.ts';
+import { COMPOSER } from '../model/labels.ts';
+import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
+import { Informer, type CachedObject, type InformerOptions } from './informer.ts';
+import type { KubeClient } from './kube-client.ts';
+import { CHILD_KINDS } from './resources.ts';
+
+export interface CachesOptions {
+  onError?: (source: string, err: Error) => void;
+  onList?: (kind: string, reason: string) => void;
+  /** Objects the API server returns that fail validation. */
+  onInvalid?: (obj: CachedObject, problems: Problem[]) => void;
+}
+
+export class Caches {
+  readonly inventory = new Inventory();
+  readonly tenants: Informer;
+  readonly workspaces: Informer;
+  readonly templates: Informer;
+  readonly instances: Informer;
+  readonly namespaces: Informer;
+  readonly mydriveSecrets: Informer;
+  readonly persistentVolumes: Informer;
+  /** Rendered children by `apiVersion/kind` (Namespaces: the all-namespaces informer). */
+  readonly children = new Map<string, Informer>();
+  readonly all: Informer[] = [];
+
+  constructor(
+    readonly client: KubeClient,
+    private readonly options: CachesOptions = {},
+  ) {
+    const make = (o: Omit<InformerOptions, 'onError' | 'onList'>) => {
+      const inf = new Informer(client, {
+        ...o,
+        onError: (e) => options.onError?.(o.kind, e),
+        onList: (reason) => options.onList?.(o.kind, reason),
+      });
+      this.all.push(inf);
+      return inf;
+    };
+    const input = (kind: InputKind, extra: Partial<InformerOptions> = {}) => {
+      const inf = make({ apiVersion: INPUT_KINDS[kind].apiVersion, kind, ...extra });
+      inf.on((type, obj) => this.toInventory(type, obj));
+      return inf;
+    };
+    this.tenants = input('Tenant');
+    this.workspaces = input('Workspace');
+    this.templates = input('Template');
+    this.instances = input('Instance');
+    this.namespaces = input('Namespace');
+    this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}` });
+    this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume' });
+    const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
+    for (const { apiVersion, kind } of CHILD_KINDS) {
+      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: managed });
+      this.children.set(`${apiVersion}/${kind}`, inf);
+    }
+  }
+
+  start(): void {
+    for (const inf of this.all) inf.start();
+  }
+
+  stop(): void {
+    for (const inf of this.all) inf.stop();
+  }
+
+  async synced(): Promise<void> {
+    await Promise.all(this.all.map((i) => i.synced));
+  }
+
+  get hasSynced(): boolean {
+    return this.all.every((i) => i.hasSynced);
+  }
+
+  child(apiVersion: string, kind: string): Informer | undefined {
+    return this.children.get(`${apiVersion}/${kind}`);
+  }
+
+  /** The live object of a rendered object, from the cache of its kind. */
+  liveOf(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): CachedObject | undefined {
+    return this.child(obj.apiVersion, obj.kind)?.get(obj.metadata.namespace, obj.metadata.name);
+  }
+
+  private toInventory(type: 'add' | 'update' | 'delete', obj: CachedObject): void {
+    if (type === 'delete') {
+      this.inventory.remove(obj as unknown as InputObject);
+      return;
+    }
+    const problems: Problem[] = [];
+    const out: SourcedObject[] = [];
+    const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
+    // Validation applies the CRD defaults in place: the cache keeps the object as the server sent it.
+    checkObject(structuredClone(obj), source, problems, out);
+    if (out.length === 1) this.inventory.upsert(out[0].object, source);
+    else {
+      this.inventory.remove(obj as unknown as InputObject);
+      this.options.onInvalid?.(obj, problems);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/** What every reconciler reads: the client, the caches, the configuration and the side channels. */
+import type { Logger } from 'pino';
+import type { ComposerConfig } from '../config/config.ts';
+import type { KeycloakClient } from '../integrations/keycloak/index.ts';
+import type { Caches } from './caches.ts';
+import type { EventRecorder } from './events.ts';
+import type { KubeClient } from './kube-client.ts';
+import type { ControllerMetrics } from './metrics.ts';
+
+export const FIELD_MANAGER = 'crownlabs-composer';
+export const TENANT_FINALIZER = 'crownlabs.polito.it/tenant-operator';
+
+export interface ControllerContext {
+  client: KubeClient;
+  caches: Caches;
+  config: ComposerConfig;
+  log: Logger;
+  metrics: ControllerMetrics;
+  events: EventRecorder;
+  keycloak?: KeycloakClient;
+  /** How long a personal namespace is kept after the last login (SPEC §5.3 step 5). */
+  tenantNsKeepAliveMs: number;
+  now: () => number;
+}
+
+export interface ReconcileResult {
+  requeueAfterMs?: number;
+}

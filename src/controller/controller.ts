@@ -1,0 +1,199 @@
+/**
+ * The apply-controller: informers → Inventory, a work queue keyed by parent, N workers running one
+ * reconcile per key (compose only that parent → server-side apply → prune → status), leader
+ * election, metrics and health endpoints. `startController` runs it in-process and returns a handle.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino, type Logger } from 'pino';
+import type { ComposerConfig } from '../config/config.ts';
+import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
+import { COMPOSER } from '../model/labels.ts';
+import { Caches } from './caches.ts';
+import type { ControllerContext, ReconcileResult } from './context.ts';
+import { EventRecorder } from './events.ts';
+import { close, healthHandler, listen, metricsHandler } from './http-endpoints.ts';
+import { KubeClient, type RequestRecord } from './kube-client.ts';
+import { LeaderElector } from './leader-election.ts';
+import { ControllerMetrics } from './metrics.ts';
+import { reconcileInstance, watchInstances } from './reconcile-instance.ts';
+import { reconcileTenant, watchTenants } from './reconcile-tenant.ts';
+import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  config: ComposerConfig;
+  maxConcurrentReconciles?: number;
+  clientQps?: number;
+  clientMaxBurst?: number;
+  /** `[host]:port`; empty: no server. Defaults `:8080` / `:8081`. */
+  metricsAddr?: string;
+  healthProbeAddr?: string;
+  enableLeaderElection?: boolean;
+  leaderElectionNamespace?: string;
+  leaderElectionId?: string;
+  tenantNsKeepAliveMs?: number;
+  /** Re-enqueue every parent this often (0: never). Default 10h, as controller-runtime. */
+  resyncPeriodMs?: number;
+  logger?: Logger;
+  keycloak?: KeycloakClient;
+  onRequest?: (r: RequestRecord) => void;
+  now?: () => number;
+  /** Called when leadership is lost (the CLI exits). */
+  onLeadershipLost?: () => void;
+}
+
+export interface ControllerHandle {
+  readonly caches: Caches;
+  readonly queue: WorkQueue;
+  readonly metrics: ControllerMetrics;
+  readonly client: KubeClient;
+  readonly metricsAddress?: string;
+  readonly healthAddress?: string;
+  /** Resolves when the queue is empty and no reconcile runs (after at least `settleMs` of quiet). */
+  idle(settleMs?: number): Promise<void>;
+  /** Enqueues every parent (a full resync). */
+  resyncAll(): void;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_KEEP_ALIVE_MS = 10 * 3600_000;
+
+export async function startController(options: ControllerOptions): Promise<ControllerHandle> {
+  const log = options.logger ?? pino({ name: 'crownlabs-controller' });
+  const metrics = new ControllerMetrics(!options.logger);
+  const client = new KubeClient(options.kubeConfig, { qps: options.clientQps ?? 100, burst: options.clientMaxBurst ?? 100, onRequest: options.onRequest });
+  const caches = new Caches(client, {
+    onError: (kind, err) => log.warn({ kind, err: err.message }, 'informer error'),
+    onList: (kind, reason) => {
+      metrics.relists.inc({ kind, reason });
+      if (reason !== 'initial') log.info({ kind, reason }, 're-listed');
+    },
+    onInvalid: (obj, problems) => log.warn({ object: `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, problems: problems.map((p) => `${p.field}: ${p.message}`) }, 'invalid object ignored'),
+  });
+  const keycloak =
+    options.keycloak ??
+    createKeycloakClient({
+      url: options.config.keycloakUrl,
+      loginRealm: options.config.keycloakLoginRealm,
+      targetRealm: options.config.keycloakTargetRealm,
+      targetClientId: options.config.keycloakTargetClient,
+      username: options.config.keycloakUser,
+      password: options.config.keycloakPassword,
+    });
+  const ctx: ControllerContext = {
+    client,
+    caches,
+    config: options.config,
+    log,
+    metrics,
+    events: new EventRecorder(client),
+    keycloak,
+    tenantNsKeepAliveMs: options.tenantNsKeepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    now: options.now ?? Date.now,
+  };
+  const queue = new WorkQueue({ workers: Math.max(1, options.maxConcurrentReconciles ?? 1) });
+  const enqueue = (key: string) => {
+    queue.add(key);
+    metrics.queueDepth.set(queue.depth);
+  };
+
+  // Watch wiring, declared next to each reconciler; children map to their parent by label.
+  watchInstances(caches, enqueue);
+  watchTenants(caches, enqueue);
+  watchWorkspaces(caches, enqueue);
+  for (const inf of new Set(caches.children.values())) {
+    inf.on((_type, obj, old) => {
+      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+      const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
+      if (parent && /^(Instance|Tenant|Workspace)\//.test(parent)) enqueue(parent);
+    });
+  }
+
+  let ready = false;
+  let health: Awaited<ReturnType<typeof listen>> | undefined;
+  let metricsServer: Awaited<ReturnType<typeof listen>> | undefined;
+  const healthAddr = options.healthProbeAddr ?? ':8081';
+  const metricsAddr = options.metricsAddr ?? ':8080';
+  if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
+  if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
+
+  let elector: LeaderElector | undefined;
+  if (options.enableLeaderElection) {
+    elector = new LeaderElector(client, {
+      namespace: options.leaderElectionNamespace ?? 'default',
+      name: options.leaderElectionId ?? 'crownlabs-composer.crownlabs.polito.it',
+      onLost: () => {
+        log.error('leadership lost');
+        options.onLeadershipLost?.();
+      },
+    });
+    log.info({ identity: elector.identity }, 'waiting for leadership');
+    await elector.acquire();
+    log.info({ identity: elector.identity }, 'leader');
+  }
+
+  caches.start();
+  await caches.synced();
+  ready = true;
+  log.info({ informers: caches.all.length }, 'caches synced');
+
+  const reconcile = async (key: string): Promise<ReconcileResult> => {
+    const [kind, a, b] = key.split('/');
+    const t0 = performance.now();
+    try {
+      let result: ReconcileResult;
+      if (kind === 'Instance') result = await reconcileInstance(ctx, a, b);
+      else if (kind === 'Tenant') result = await reconcileTenant(ctx, a);
+      else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
+      else result = {};
+      metrics.reconciles.inc({ kind, result: 'success' });
+      return result;
+    } catch (e) {
+      metrics.reconciles.inc({ kind, result: 'error' });
+      metrics.errors.inc({ kind, reason: 'reconcile' });
+      throw e;
+    } finally {
+      metrics.latency.observe({ kind }, (performance.now() - t0) / 1000);
+      metrics.queueDepth.set(queue.depth);
+    }
+  };
+  queue.run(reconcile, (key, err) => log.warn({ key, err: (err as Error).message }, 'reconcile failed'));
+
+  const resyncAll = () => {
+    for (const t of caches.workspaces.list()) enqueue(`Workspace/${t.metadata.name}`);
+    for (const t of caches.tenants.list()) enqueue(`Tenant/${t.metadata.name}`);
+    for (const i of caches.instances.list()) enqueue(`Instance/${i.metadata.namespace}/${i.metadata.name}`);
+  };
+  const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
+  const resyncTimer = resyncPeriod > 0 ? setInterval(resyncAll, resyncPeriod) : undefined;
+
+  let stopped = false;
+  return {
+    caches,
+    queue,
+    metrics,
+    client,
+    metricsAddress: metricsServer?.address,
+    healthAddress: health?.address,
+    async idle(settleMs = 300) {
+      for (;;) {
+        await queue.idle();
+        await new Promise((r) => setTimeout(r, settleMs));
+        if (queue.isIdle()) return;
+      }
+    },
+    resyncAll,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      ready = false;
+      if (resyncTimer) clearInterval(resyncTimer);
+      caches.stop();
+      await queue.stop();
+      await elector?.release();
+      await Promise.all([close(health?.server), close(metricsServer?.server)]);
+      log.info('stopped');
+    },
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * A small Kubernetes REST client for the controller: one HTTPS agent, a token-bucket rate limit
+ * (`--client-qps`, `--client-max-burst`), JSON requests, streaming watches, and a request hook that
+ * tests use to count writes. Objects go on the wire exactly as rendered (no generated models).
+ */
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KIND_RESOURCES, type KindResource } from './resources.ts';
+
+export class KubeApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly body: unknown,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${method} ${path} -> ${code}: ${(body as { message?: string } | undefined)?.message ?? JSON.stringify(body)}`);
+    this.name = 'KubeApiError';
+  }
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+}
+
+export interface KubeClientOptions {
+  qps?: number;
+  burst?: number;
+  /** Called before every request (not for watches); tests count writes with it. */
+  onRequest?: (r: RequestRecord) => void;
+}
+
+/** A token bucket: `qps` tokens a second, at most `burst` saved up. */
+export class TokenBucket {
+  private tokens: number;
+  private last = Date.now();
+  private waiting: (() => void)[] = [];
+  private timer?: NodeJS.Timeout;
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+  take(): Promise<void> {
+    if (this.qps <= 0) return Promise.resolve();
+    this.refill();
+    if (this.waiting.length === 0 && this.tokens >= 1) {
+      this.tokens -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+  private refill() {
+    const now = Date.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+    this.last = now;
+  }
+  private schedule() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.refill();
+      while (this.waiting.length > 0 && this.tokens >= 1) {
+        this.tokens -= 1;
+        this.waiting.shift()!();
+      }
+      if (this.waiting.length > 0) this.schedule();
+    }, Math.max(1, Math.ceil(1000 / this.qps)));
+  }
+}
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+export class KubeClient {
+  readonly server: string;
+  private readonly agentOptions: Promise<https.RequestOptions>;
+  private readonly limiter: TokenBucket;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    private readonly options: KubeClientOptions = {},
+  ) {
+    const server = kubeConfig.getCurrentCluster()?.server;
+    if (!server) throw new Error('kubeconfig has no current cluster');
+    this.server = server;
+    this.limiter = new TokenBucket(options.qps ?? 100, Math.max(1, options.burst ?? 100));
+    this.agentOptions = (async () => {
+      const o: https.RequestOptions = { headers: {} };
+      await kubeConfig.applyToHTTPSOptions(o);
+      return o;
+    })();
+  }
+
+  resource(apiVersion: string, kind: string): KindResource {
+    const r = KIND_RESOURCES[`${apiVersion}/${kind}`];
+    if (!r) throw new Error(`unknown kind ${apiVersion} ${kind}: add it to src/controller/resources.ts`);
+    return r;
+  }
+
+  /** REST path of an object, or of a collection when `name` is omitted (`namespace` undefined: all namespaces). */
+  path(apiVersion: string, kind: string, namespace?: string, name?: string, sub?: string): string {
+    const r = this.resource(apiVersion, kind);
+    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const ns = r.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    return `${base}${ns}/${r.plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    await this.limiter.take();
+    this.options.onRequest?.({ method, path });
+    const url = new URL(path, this.server);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const base = await this.agentOptions;
+    const headers: Record<string, string> = { ...(base.headers as Record<string, string>), Accept: 'application/json' };
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+    }
+    return new Promise<T>((resolve, reject) => {
+      const req = https.request(url, { ...base, method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            /* keep the text */
+          }
+          const code = res.statusCode ?? 0;
+          if (code >= 200 && code < 300) resolve(parsed as T);
+          else reject(new KubeApiError(code, parsed, method, url.pathname + url.search));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: timeout`)));
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /**
+   * Streams watch events (one JSON object a line). `onEvent` gets each event, `onEnd` is called once
+   * when the stream ends or fails (with the HTTP error, if any).
+   */
+  watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (e: { type: string; object: any }) => void,
+    onEnd: (err?: Error) => void,
+  ): WatchHandle {
+    let ended = false;
+    const end = (err?: Error) => {
+      if (ended) return;
+      ended = true;
+      onEnd(err);
+    };
+    let req: ReturnType<typeof https.request> | undefined;
+    void (async () => {
+      const base = await this.agentOptions;
+      const url = new URL(path, this.server);
+      for (const [k, v] of Object.entries({ ...query, watch: 'true' })) if (v !== undefined) url.searchParams.set(k, String(v));
+      req = https.request(url, { ...base, method: 'GET', headers: { ...(base.headers as Record<string, string>), Accept: 'application/json' } }, (res) => {
+        if ((res.statusCode ?? 0) >= 300) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            let body: unknown;
+            try {
+              body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            } catch {
+              body = undefined;
+            }
+            end(new KubeApiError(res.statusCode ?? 0, body, 'WATCH', path));
+          });
+          return;
+        }
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (!line) continue;
+            try {
+              onEvent(JSON.parse(line));
+            } catch (e) {
+              end(e as Error);
+              req?.destroy();
+              return;
+            }
+          }
+        });
+        res.on('end', () => end());
+        res.on('error', (e) => end(e));
+        res.on('close', () => end());
+      });
+      req.on('error', (e) => end(e));
+      req.end();
+    })().catch((e) => end(e as Error));
+    return {
+      stop: () => {
+        ended = true;
+        req?.destroy();
+      },
+    };
+  }
+}
+
+export function isNotFound(e: unknown): boolean {
+  return e instanceof KubeApiError && e.code === 404;
+}
+
+export function isConflict(e: unknown): boolean {
+  return e instanceof KubeApiError && e.code === 409;
+}

@@ -1,0 +1,138 @@
+/**
+ * Instance reconciler (SPEC §7): own labels, prettyName and the frozen Template spec on the
+ * Instance, then compose → apply → prune of its set, then status (phase, url, ip).
+ *
+ * Watches (wired by `watchInstances`): Instances (spec/metadata changes, not status), Templates
+ * (fan out to the Instances that use them), Tenants (their Instances), Namespaces (whitelist) and
+ * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
+ */
+import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase } from '../api/types.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
+import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
+import type { ParentRef } from '../model/labels.ts';
+import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
+import { applySet, writeStatus } from './apply-set.ts';
+import type { Caches } from './caches.ts';
+import type { ControllerContext, ReconcileResult } from './context.ts';
+import type { CachedObject } from './informer.ts';
+import { isNotFound } from './kube-client.ts';
+import { prettyNameFor } from './pretty-name.ts';
+
+export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.instances.get(namespace, name);
+  if (!live || live.metadata.deletionTimestamp) return {}; // children are garbage-collected
+  const inv = ctx.caches.inventory;
+  let instance = inv.instances.get(`${namespace}/${name}`);
+  if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
+  const parent: ParentRef = { kind: 'Instance', name, namespace };
+
+  const template = inv.templateOf(instance);
+  const tenant = inv.tenantOf(instance);
+  if (!template || !tenant) {
+    const tref = instance.spec[TEMPLATE_REF];
+    const [reason, message] = !template
+      ? ['TemplateNotFound', `Template ${tref.namespace}/${tref.name} not found`]
+      : ['TenantNotFound', `Tenant ${instance.spec[TENANT_REF].name} not found`];
+    await ctx.events.record(live, 'Warning', reason, message);
+    if (whitelisted(ctx, namespace)) await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    throw new Error(message);
+  }
+  if (!whitelisted(ctx, namespace)) return {};
+
+  // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.
+  const labels = instanceOwnLabels(instance, template);
+  const patch: { metadata?: Record<string, unknown>; spec?: Record<string, unknown> } = {};
+  if (Object.entries(labels).some(([k, v]) => instance!.metadata.labels?.[k] !== v)) patch.metadata = { labels };
+  if (!instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) {
+    patch.metadata = { ...patch.metadata, annotations: { [FROZEN_TEMPLATE_ANNOTATION]: JSON.stringify({ environmentList: template.spec.environmentList }) } };
+  }
+  if (!instance.spec.prettyName) patch.spec = { prettyName: prettyNameFor(live.metadata.uid ?? `${namespace}/${name}`) };
+  if (patch.metadata || patch.spec) {
+    const updated = await ctx.client.request<CachedObject>('PATCH', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
+      body: patch,
+      contentType: 'application/merge-patch+json',
+    });
+    // Compose from what the server now holds (the watch event will bring the same object).
+    instance = { ...instance, metadata: { ...instance.metadata, ...updated.metadata }, spec: { ...instance.spec, ...(patch.spec ?? {}) } } as Instance;
+    inv.upsert(instance, inv.sourceOf(inv.instances.get(`${namespace}/${name}`)!));
+  }
+
+  const key = `${namespace}/${name}`;
+  const composition = compose(inv, ctx.config, { only: (p) => p.kind === 'Instance' && p.namespace === namespace && p.name === name });
+  const unit = composition.units[0];
+  if (!unit) {
+    const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';
+    await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message);
+    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    throw new Error(`Instance ${key}: ${message}`);
+  }
+  const outcome = await applySet(ctx, parent, live, renderUnit(unit));
+  if (outcome.errors.length) {
+    const message = outcome.errors.map((e) => `${e.object}: ${e.error.message}`).join('; ');
+    await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message.slice(0, 1000));
+    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    throw new Error(`Instance ${key}: ${message}`);
+  }
+
+  const result = planInstance(instance, inv, ctx.config);
+  const plan = result.plan!;
+  const phases: InstancePhase[] = plan.environments.map((env) => {
+    const get = (apiVersion: string, kind: string) => ctx.caches.child(apiVersion, kind)?.get(namespace, env.name) as never;
+    if (env.isVM) {
+      const vmi = get('kubevirt.io/v1', 'VirtualMachineInstance');
+      return env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
+    }
+    return deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
+  });
+  const service = plan.environments[0] && ctx.caches.child('v1', 'Service')?.get(namespace, plan.environments[0].name);
+  const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
+  await writeStatus(ctx, live, { phase: aggregatePhase(phases), url: plan.url ?? '', ip });
+  return {};
+}
+
+function whitelisted(ctx: ControllerContext, namespace: string): boolean {
+  const wl = ctx.config.namespaceWhitelist;
+  if (Object.keys(wl).length === 0) return true;
+  const ns = ctx.caches.namespaces.get(undefined, namespace);
+  return !!ns && Object.entries(wl).every(([k, v]) => ns.metadata.labels?.[k] === v);
+}
+
+/** Keys of the Instances a change of an input object concerns (Template, Tenant, Namespace, Secret). */
+export function watchInstances(caches: Caches, enqueue: (key: string) => void): void {
+  const instanceKey = (o: { metadata: { namespace?: string; name: string } }) => `Instance/${o.metadata.namespace}/${o.metadata.name}`;
+  caches.instances.on((type, obj, old) => {
+    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    enqueue(instanceKey(obj));
+  });
+  caches.templates.on((type, obj, old) => {
+    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    for (const inst of caches.instances.list()) {
+      const ref = (inst.spec as Instance['spec'])[TEMPLATE_REF];
+      if (ref?.name === obj.metadata.name && ref.namespace === obj.metadata.namespace) enqueue(instanceKey(inst));
+    }
+  });
+  caches.tenants.on((type, obj, old) => {
+    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    for (const inst of caches.instances.list()) {
+      if ((inst.spec as Instance['spec'])[TENANT_REF]?.name === obj.metadata.name) enqueue(instanceKey(inst));
+    }
+  });
+  const byNamespace = (ns: string | undefined) => {
+    for (const inst of caches.instances.list()) if (inst.metadata.namespace === ns) enqueue(instanceKey(inst));
+  };
+  caches.namespaces.on((type, obj, old) => {
+    if (type === 'update' && old && JSON.stringify(old.metadata.labels) === JSON.stringify(obj.metadata.labels)) return;
+    byNamespace(obj.metadata.name);
+  });
+  caches.mydriveSecrets.on((_t, obj) => byNamespace(obj.metadata.namespace));
+}
+
+/** A parent's update that matters: not one of our own status writes. */
+export function metadataOrSpecChanged(obj: CachedObject, old: CachedObject): boolean {
+  if (obj.metadata.generation !== old.metadata.generation) return true;
+  const pick = (o: CachedObject) =>
+    JSON.stringify([o.metadata.labels, o.metadata.annotations, o.metadata.finalizers, o.metadata.deletionTimestamp, o.metadata.generation === undefined ? o.spec : null]);
+  return pick(obj) !== pick(old);
+}
+
+export { isNotFound };

@@ -1,0 +1,140 @@
+/**
+ * Tenant reconciler (SPEC §5): finalizer, keep-alive of the personal namespace, MyDrive share from
+ * the bound PV, compose → apply → prune of its set, Keycloak user, status (every failing workspace,
+ * Decision 4; always written), then the Tenant's own labels. Deletion removes the Keycloak user.
+ *
+ * Watches: Tenants (not status), Workspaces (via watchWorkspaces), PersistentVolumes (the Tenant
+ * whose MyDrive PVC is bound to it), Instances (keep-alive counts them); children map by label.
+ */
+import type { Instance, Tenant } from '../api/types.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
+import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
+import { COMPOSER, type ParentRef } from '../model/labels.ts';
+import { nfsShareFromVolumeAttributes, type NfsShare } from '../model/mydrive.ts';
+import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
+import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
+import { applySet, objectId, writeStatus } from './apply-set.ts';
+import type { Caches } from './caches.ts';
+import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
+import { setFinalizer } from './finalizer.ts';
+import { metadataOrSpecChanged } from './reconcile-instance.ts';
+
+export async function reconcileTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.tenants.get(undefined, name);
+  if (!live || !matchesTargetLabel(live, ctx.config)) return {};
+  if (live.metadata.deletionTimestamp) return deleteTenant(ctx, name);
+  const errors: string[] = [];
+  try {
+    await setFinalizer(ctx, live, true);
+  } catch (e) {
+    errors.push(`finalizer: ${(e as Error).message}`);
+  }
+  const inv = ctx.caches.inventory;
+  const tenant = inv.tenants.get(name);
+  if (!tenant) throw new Error(`Tenant ${name} failed validation`);
+  const personalNs = tenantNamespaceName(name);
+
+  // Keep-alive (SPEC §5.3 step 5): a missing lastLogin counts as the zero time.
+  const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
+  const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + ctx.tenantNsKeepAliveMs;
+  const instanceCount = ctx.caches.instances.list().filter((i) => i.metadata.namespace === personalNs).length;
+  const keep = !(ctx.now() > expiresAt && instanceCount === 0);
+
+  const parent: ParentRef = { kind: 'Tenant', name };
+  const unit = compose(inv, ctx.config, {
+    only: (p) => p.kind === 'Tenant' && p.name === name,
+    keepPersonalNamespace: () => keep,
+    myDriveShare: (t) => myDriveShare(ctx, t),
+  }).units[0];
+  const objects = unit ? renderUnit(unit) : [];
+  const outcome = await applySet(ctx, parent, live, objects);
+  for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
+  const created = (id: string) => objects.some((o) => objectId(o) === id) && !outcome.errors.some((e) => e.object === id);
+
+  const { existing, failing } = splitWorkspaces(tenant, inv.workspaces);
+  let keycloak: 'Ok' | 'Failed' = 'Ok';
+  if (ctx.keycloak) {
+    const res = await ctx.keycloak.syncUser({
+      username: name,
+      firstName: tenant.spec.firstName,
+      lastName: tenant.spec.lastName,
+      email: tenant.spec.email.toLowerCase(),
+      wantedRoles: wantedWorkspaceRoles(existing),
+    });
+    if (!res.ok) {
+      keycloak = 'Failed';
+      errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
+    }
+  }
+  const sandboxNs = sandboxNamespaceName(name);
+  const quota = tenantQuota(tenant, existing.map((e) => e.workspace), ctx.config);
+  await writeStatus(ctx, live, {
+    personalNamespace: keep && created(`Namespace/${personalNs}`) ? { name: personalNs, created: true } : { name: '', created: false },
+    sandboxNamespace: tenant.spec.createSandbox ? { name: sandboxNs, created: created(`Namespace/${sandboxNs}`) } : { name: '', created: false },
+    failingWorkspaces: failing,
+    subscriptions: { keycloak },
+    ready: errors.length === 0,
+    quota,
+  });
+
+  const labels = tenantOwnLabels(tenant, inv.workspaces, ctx.config);
+  const current = live.metadata.labels ?? {};
+  const labelPatch: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(labels)) if (current[k] !== v) labelPatch[k] = v;
+  for (const k of Object.keys(current)) if (!(k in labels)) labelPatch[k] = null;
+  if (Object.keys(labelPatch).length) {
+    await ctx.client.request('PATCH', ctx.client.path(live.apiVersion, 'Tenant', undefined, name), {
+      body: { metadata: { labels: labelPatch } },
+      contentType: 'application/merge-patch+json',
+    });
+  }
+  if (errors.length) {
+    await ctx.events.record(live, 'Warning', 'ReconcileFailed', errors.join('; '));
+    throw new Error(`Tenant ${name}: ${errors.join('; ')}`);
+  }
+  // Come back when the keep-alive of the personal namespace runs out.
+  const left = expiresAt - ctx.now();
+  return keep && left > 0 && instanceCount === 0 ? { requeueAfterMs: Math.min(left + 1000, 2 ** 31 - 1) } : {};
+}
+
+/** The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (SPEC §5.4 row 9). */
+function myDriveShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
+  const pvc = ctx.caches.child('v1', 'PersistentVolumeClaim')?.get(ctx.config.mydrivePvcsNamespace, myDrivePvcName(tenant.metadata.name));
+  const status = pvc?.status as { phase?: string } | undefined;
+  const volumeName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;
+  if (status?.phase !== 'Bound' || !volumeName) return undefined;
+  const pv = ctx.caches.persistentVolumes.get(undefined, volumeName);
+  return nfsShareFromVolumeAttributes((pv?.spec as { csi?: { volumeAttributes?: Record<string, string> } } | undefined)?.csi?.volumeAttributes);
+}
+
+async function deleteTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.tenants.get(undefined, name)!;
+  if (!(live.metadata.finalizers ?? []).includes(TENANT_FINALIZER)) return {};
+  if (ctx.keycloak) {
+    const res = await ctx.keycloak.deleteUser(name);
+    if (!res.ok) throw new Error(`Tenant ${name} deletion: keycloak: ${formatKeycloakErrors(res.errors)}`);
+  }
+  await setFinalizer(ctx, live, false);
+  return {};
+}
+
+export function watchTenants(caches: Caches, enqueue: (key: string) => void): void {
+  caches.tenants.on((type, obj, old) => {
+    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    enqueue(`Tenant/${obj.metadata.name}`);
+  });
+  // The keep-alive counts the Instances of the personal namespace.
+  caches.instances.on((type, obj) => {
+    if (type === 'update') return;
+    const tenant = (obj.spec as Instance['spec'])['tenant.crownlabs.polito.it/TenantRef']?.name;
+    if (tenant && obj.metadata.namespace === tenantNamespaceName(tenant)) enqueue(`Tenant/${tenant}`);
+  });
+  // A PV bound to a MyDrive PVC: the Tenant owning that PVC.
+  caches.persistentVolumes.on((_t, pv) => {
+    const ref = (pv.spec as { claimRef?: { namespace?: string; name?: string } } | undefined)?.claimRef;
+    if (!ref?.name) return;
+    const pvc = caches.child('v1', 'PersistentVolumeClaim')?.get(ref.namespace, ref.name);
+    const parent = pvc?.metadata.annotations?.[COMPOSER.parentAnnotation];
+    if (parent?.startsWith('Tenant/')) enqueue(parent);
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Workspace reconciler (SPEC §4): finalizer, compose → apply → prune of its set, Keycloak roles,
+ * status (namespace, subscription, ready); deletion removes the Keycloak roles and unsubscribes
+ * the Tenants enrolled in it (§4.5). Watches: Workspaces (not status); children map by label.
+ */
+import type { Tenant } from '../api/types.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
+import { LABEL, type ParentRef } from '../model/labels.ts';
+import { workspaceNamespaceName } from '../model/naming.ts';
+import { matchesTargetLabel } from '../model/tenant-plan.ts';
+import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
+import { applySet, objectId, writeStatus } from './apply-set.ts';
+import type { Caches } from './caches.ts';
+import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
+import { setFinalizer } from './finalizer.ts';
+import { metadataOrSpecChanged } from './reconcile-instance.ts';
+
+export async function reconcileWorkspace(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.workspaces.get(undefined, name);
+  if (!live || !matchesTargetLabel(live, ctx.config)) return {};
+  if (live.metadata.deletionTimestamp) return deleteWorkspace(ctx, name);
+  const errors: string[] = [];
+  try {
+    await setFinalizer(ctx, live, true);
+  } catch (e) {
+    errors.push(`finalizer: ${(e as Error).message}`);
+  }
+  const workspace = ctx.caches.inventory.workspaces.get(name);
+  if (!workspace) throw new Error(`Workspace ${name} failed validation`);
+  const parent: ParentRef = { kind: 'Workspace', name };
+  const unit = compose(ctx.caches.inventory, ctx.config, { only: (p) => p.kind === 'Workspace' && p.name === name }).units[0];
+  const objects = unit ? renderUnit(unit) : [];
+  const outcome = await applySet(ctx, parent, live, objects);
+  for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
+  const nsName = workspaceNamespaceName(name);
+  const nsOk = !outcome.errors.some((e) => e.object === `Namespace/${nsName}`) && objects.some((o) => objectId(o) === `Namespace/${nsName}`);
+
+  let keycloak: 'Ok' | 'Failed' = 'Failed';
+  if (ctx.keycloak) {
+    const res = await ctx.keycloak.ensureWorkspaceRoles(name, workspace.spec.prettyName);
+    keycloak = res.ok ? 'Ok' : 'Failed';
+    if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
+  }
+  await writeStatus(ctx, live, {
+    namespace: nsOk ? { name: nsName, created: true } : { name: '', created: false },
+    subscription: { keycloak },
+    ready: errors.length === 0,
+  });
+  if (errors.length) {
+    await ctx.events.record(live, 'Warning', 'ReconcileFailed', errors.join('; '));
+    throw new Error(`Workspace ${name}: ${errors.join('; ')}`);
+  }
+  return {};
+}
+
+async function deleteWorkspace(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.workspaces.get(undefined, name)!;
+  if (!(live.metadata.finalizers ?? []).includes(TENANT_FINALIZER)) return {};
+  const errors: string[] = [];
+  if (ctx.keycloak) {
+    const res = await ctx.keycloak.deleteWorkspaceRoles(name);
+    if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
+  }
+  const label = `${LABEL.workspacePrefix}${name}`;
+  for (const t of ctx.caches.tenants.list()) {
+    const spec = t.spec as Tenant['spec'];
+    const enrolled = (spec.workspaces ?? []).some((w) => w.name === name);
+    if (!(label in (t.metadata.labels ?? {})) && !enrolled) continue;
+    if (!enrolled) continue;
+    try {
+      await ctx.client.request('PATCH', ctx.client.path(t.apiVersion, 'Tenant', undefined, t.metadata.name), {
+        body: { metadata: { resourceVersion: t.metadata.resourceVersion }, spec: { workspaces: (spec.workspaces ?? []).filter((w) => w.name !== name) } },
+        contentType: 'application/merge-patch+json',
+      });
+    } catch (e) {
+      errors.push(`unsubscribe ${t.metadata.name}: ${(e as Error).message}`);
+    }
+  }
+  if (errors.length) throw new Error(`Workspace ${name} deletion: ${errors.join('; ')}`);
+  await setFinalizer(ctx, live, false);
+  return {};
+}
+
+export function watchWorkspaces(caches: Caches, enqueue: (key: string) => void): void {
+  caches.workspaces.on((type, obj, old) => {
+    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    enqueue(`Workspace/${obj.metadata.name}`);
+    // Tenants enrolled in it: their quota, labels and failingWorkspaces depend on it.
+    for (const t of caches.tenants.list()) {
+      if (((t.spec as Tenant['spec']).workspaces ?? []).some((w) => w.name === obj.metadata.name)) enqueue(`Tenant/${t.metadata.name}`);
+    }
+  });
+}

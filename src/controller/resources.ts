@@ -1,0 +1,57 @@
+/** REST plural and scope of every kind the controller reads or writes, keyed by `apiVersion/kind`. */
+export interface KindResource {
+  plural: string;
+  namespaced: boolean;
+}
+
+const r = (plural: string, namespaced: boolean): KindResource => ({ plural, namespaced });
+
+export const KIND_RESOURCES: Record<string, KindResource> = {
+  'v1/Namespace': r('namespaces', false),
+  'v1/Secret': r('secrets', true),
+  'v1/ConfigMap': r('configmaps', true),
+  'v1/Service': r('services', true),
+  'v1/ServiceAccount': r('serviceaccounts', true),
+  'v1/PersistentVolumeClaim': r('persistentvolumeclaims', true),
+  'v1/PersistentVolume': r('persistentvolumes', false),
+  'v1/ResourceQuota': r('resourcequotas', true),
+  'v1/LimitRange': r('limitranges', true),
+  'v1/Event': r('events', true),
+  'apps/v1/Deployment': r('deployments', true),
+  'batch/v1/Job': r('jobs', true),
+  'networking.k8s.io/v1/Ingress': r('ingresses', true),
+  'networking.k8s.io/v1/NetworkPolicy': r('networkpolicies', true),
+  'rbac.authorization.k8s.io/v1/ClusterRole': r('clusterroles', false),
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': r('clusterrolebindings', false),
+  'rbac.authorization.k8s.io/v1/Role': r('roles', true),
+  'rbac.authorization.k8s.io/v1/RoleBinding': r('rolebindings', true),
+  'kubevirt.io/v1/VirtualMachine': r('virtualmachines', true),
+  'kubevirt.io/v1/VirtualMachineInstance': r('virtualmachineinstances', true),
+  'cdi.kubevirt.io/v1beta1/DataVolume': r('datavolumes', true),
+  'coordination.k8s.io/v1/Lease': r('leases', true),
+  'crownlabs.polito.it/v1alpha2/Tenant': r('tenants', false),
+  'crownlabs.polito.it/v1alpha1/Workspace': r('workspaces', false),
+  'crownlabs.polito.it/v1alpha2/Template': r('templates', true),
+  'crownlabs.polito.it/v1alpha2/Instance': r('instances', true),
+  'crownlabs.polito.it/v1alpha2/InstanceSnapshot': r('instancesnapshots', true),
+};
+
+/** Kinds of the objects our compose renders, watched (label-selected) to compare and prune. */
+export const CHILD_KINDS: readonly { apiVersion: string; kind: string }[] = [
+  { apiVersion: 'v1', kind: 'Namespace' },
+  { apiVersion: 'v1', kind: 'Secret' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  { apiVersion: 'v1', kind: 'ResourceQuota' },
+  { apiVersion: 'v1', kind: 'LimitRange' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'batch/v1', kind: 'Job' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+  { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine' },
+  { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance' },
+  { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume' },
+];

@@ -1,0 +1,124 @@
+/**
+ * A de-duplicating work queue keyed by parent (`Instance/ns/name`, `Tenant/name`, `Workspace/name`):
+ * a key is never processed by two workers at once, a key added while processing is processed again
+ * afterwards, and a failing key is retried with per-key exponential back-off.
+ */
+export interface WorkQueueOptions {
+  workers: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export type ProcessResult = { requeueAfterMs?: number } | void;
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly wake: (() => void)[] = [];
+  private stopped = false;
+  private running: Promise<void>[] = [];
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: WorkQueueOptions) {}
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.queue.push(key);
+    this.wake.shift()?.();
+  }
+
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    const prev = this.timers.get(key);
+    if (prev) clearTimeout(prev);
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        this.add(key);
+      }, delayMs),
+    );
+  }
+
+  /** Back-off delay of the n-th consecutive failure of a key. */
+  backoff(key: string): number {
+    const n = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, n);
+    return Math.min(this.options.maxDelayMs ?? 300_000, (this.options.baseDelayMs ?? 100) * 2 ** (n - 1));
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** Starts N workers; each runs `process` for one key at a time. */
+  run(process: (key: string) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): void {
+    for (let i = 0; i < this.options.workers; i++) this.running.push(this.worker(process, onError));
+  }
+
+  /** Resolves when the queue is empty and no key is being processed or waiting on a timer. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  isIdle(): boolean {
+    return this.queue.length === 0 && this.processing.size === 0;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.queue.length = 0;
+    this.queued.clear();
+    for (const w of this.wake.splice(0)) w();
+    await Promise.all(this.running);
+  }
+
+  private async next(): Promise<string | undefined> {
+    while (!this.stopped) {
+      const key = this.queue.shift();
+      if (key !== undefined) {
+        this.queued.delete(key);
+        return key;
+      }
+      await new Promise<void>((r) => this.wake.push(r));
+    }
+    return undefined;
+  }
+
+  private async worker(process: (key: string) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): Promise<void> {
+    for (;;) {
+      const key = await this.next();
+      if (key === undefined) return;
+      this.processing.add(key);
+      try {
+        const result = await process(key);
+        this.forget(key);
+        if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        onError(key, err);
+        this.addAfter(key, this.backoff(key));
+      } finally {
+        this.processing.delete(key);
+        if (this.dirty.delete(key)) this.add(key);
+        if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
+      }
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// Helpers of the controller integration tests: a small lab with every environment type under a
+// unique target label (so tests in the shared cluster never see each other's objects), the
+// controller started in-process, and the "one composition" check.
+import { pino } from 'pino';
+import { Inventory } from '../../src/api/inventory.ts';
+import { checkObject, type SourcedObject } from '../../src/api/parse.ts';
+import type { Problem } from '../../src/api/problems.ts';
+import type { KubeObject as InputKubeObject } from '../../src/api/types.ts';
+import { compose, renderAll } from '../../src/compose/compose.ts';
+import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
+import { startController, type ControllerHandle, type ControllerOptions } from '../../src/controller/controller.ts';
+import { withOwner } from '../../src/controller/apply-set.ts';
+import type { RequestRecord } from '../../src/controller/kube-client.ts';
+import { adminKubeConfig, ApiError, getObject, listObjects, rest, type KubeObject } from './cluster.ts';
+
+export const SELECTOR = 'crownlabs.polito.it/operator-selector';
+
+export function labConfig(shard: string, overrides: Partial<ComposerConfig> = {}): ComposerConfig {
+  return {
+    ...defaultConfig(),
+    targetLabel: { key: SELECTOR, value: shard },
+    namespaceWhitelist: { [SELECTOR]: shard },
+    mydrivePvcsNamespace: `${shard}-mydrive`,
+    websiteBaseUrl: 'crownlabs.test',
+    ...overrides,
+  };
+}
+
+export const FLAVOURS = [
+  { name: 'vm', environmentType: 'VirtualMachine', persistent: false, guiEnabled: true },
+  { name: 'pvm', environmentType: 'VirtualMachine', persistent: true, guiEnabled: true },
+  { name: 'cloud', environmentType: 'CloudVM', persistent: true, guiEnabled: false },
+  { name: 'desk', environmentType: 'Container', persistent: false, guiEnabled: true },
+  { name: 'pdesk', environmentType: 'Container', persistent: true, guiEnabled: true },
+  { name: 'app', environmentType: 'Standalone', persistent: false, guiEnabled: true },
+] as const;
+
+export interface Lab {
+  shard: string;
+  workspace: string;
+  tenants: string[];
+  tenantNs: string;
+  workspaceNs: string;
+  inputs: { cluster: KubeObject[]; namespaced: KubeObject[] };
+}
+
+/** The lab's cluster-scoped inputs (Workspace, Tenants) and namespaced ones (Templates, Instances). */
+export function lab(shard: string): Lab {
+  const ws = `${shard}-ws`;
+  const alice = `${shard}.alice`;
+  const bob = `${shard}.bob`;
+  const tenantNs = `tenant-${shard}-alice`;
+  const workspaceNs = `workspace-${ws}`;
+  const target = { [SELECTOR]: shard };
+  const cluster: KubeObject[] = [
+    { apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: ws, labels: target }, spec: { prettyName: 'Networks', quota: { cpu: 8, memory: '16Gi', instances: 4 } } },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Tenant',
+      metadata: { name: alice, labels: target },
+      spec: {
+        firstName: 'Alice',
+        lastLogin: new Date().toISOString(),
+        lastName: "O'Neil",
+        email: 'Alice@Example.org',
+        createSandbox: true,
+        workspaces: [
+          { name: ws, role: 'user' },
+          { name: `${shard}-missing-1`, role: 'user' },
+          { name: `${shard}-missing-2`, role: 'user' },
+        ],
+        publicKeys: ['ssh-ed25519 AAAAalice alice@laptop'],
+      },
+    },
+    {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Tenant',
+      metadata: { name: bob, labels: target },
+      spec: { firstName: 'Bob', lastName: 'Manager', email: 'bob@example.org', workspaces: [{ name: ws, role: 'manager' }], publicKeys: ['ssh-ed25519 AAAAbob bob@laptop'] },
+    },
+  ];
+  const namespaced: KubeObject[] = [];
+  for (const f of FLAVOURS) {
+    namespaced.push({
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Template',
+      metadata: { name: f.name, namespace: workspaceNs },
+      spec: {
+        prettyName: f.name,
+        description: `${f.environmentType} template`,
+        'workspace.crownlabs.polito.it/WorkspaceRef': { name: ws },
+        environmentList: [
+          {
+            name: f.name,
+            image: `registry.example/${f.name}:1`,
+            environmentType: f.environmentType,
+            persistent: f.persistent,
+            guiEnabled: f.guiEnabled,
+            mountMyDriveVolume: false,
+            resources: { cpu: 1, reservedCPUPercentage: 50, memory: '1Gi', ...(f.persistent ? { disk: '10Gi' } : {}) },
+          },
+        ],
+      },
+    });
+    namespaced.push({
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: `${f.name}-1`, namespace: tenantNs },
+      spec: {
+        running: true,
+        'template.crownlabs.polito.it/TemplateRef': { name: f.name, namespace: workspaceNs },
+        'tenant.crownlabs.polito.it/TenantRef': { name: alice },
+      },
+    });
+  }
+  return { shard, workspace: ws, tenants: [alice, bob], tenantNs, workspaceNs, inputs: { cluster, namespaced } };
+}
+
+export function shardName(prefix = 'ct'): string {
+  return `${prefix}${Date.now().toString(36).slice(-5)}${Math.floor(Math.random() * 1296).toString(36)}`;
+}
+
+export async function create(obj: KubeObject): Promise<KubeObject> {
+  const c = rest();
+  const p = await c.resourcePath(obj.apiVersion, obj.kind, obj.metadata.namespace ?? null);
+  return c.request('POST', p, { body: obj });
+}
+
+export async function createIgnoringConflict(obj: KubeObject): Promise<void> {
+  try {
+    await create(obj);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === 409)) throw e;
+  }
+}
+
+export async function patch(obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>, body: unknown, sub?: string, contentType = 'application/merge-patch+json'): Promise<any> {
+  const c = rest();
+  const p = await c.resourcePath(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+  return c.request('PATCH', sub ? `${p}/${sub}` : p, { body, contentType });
+}
+
+export interface RunningController {
+  handle: ControllerHandle;
+  requests: RequestRecord[];
+  writes(): RequestRecord[];
+}
+
+/** Starts the controller in-process, counting every request it sends (watches excepted). */
+export async function runController(config: ComposerConfig, options: Partial<ControllerOptions> = {}): Promise<RunningController> {
+  const requests: RequestRecord[] = [];
+  const handle = await startController({
+    kubeConfig: adminKubeConfig(),
+    config,
+    metricsAddr: '127.0.0.1:0',
+    healthProbeAddr: '127.0.0.1:0',
+    maxConcurrentReconciles: 4,
+    logger: pino({ level: process.env.CONTROLLER_LOG ?? 'silent' }),
+    onRequest: (r) => requests.push(r),
+    ...options,
+  });
+  return { handle, requests, writes: () => requests.filter((r) => r.method !== 'GET') };
+}
+
+/** Reads the inputs back from the cluster, the way the controller's caches see them. */
+export async function inventoryFromCluster(l: Lab): Promise<Inventory> {
+  const objects: SourcedObject[] = [];
+  const problems: Problem[] = [];
+  const add = (items: KubeObject[], apiVersion: string, kind: string) => {
+    for (const it of items) checkObject({ ...it, apiVersion, kind }, { file: 'cluster', document: 1 }, problems, objects);
+  };
+  const sel = `${SELECTOR}=${l.shard}`;
+  add(await listObjects('crownlabs.polito.it/v1alpha1', 'Workspace', { labelSelector: sel }), 'crownlabs.polito.it/v1alpha1', 'Workspace');
+  add(await listObjects('crownlabs.polito.it/v1alpha2', 'Tenant', { labelSelector: sel }), 'crownlabs.polito.it/v1alpha2', 'Tenant');
+  add(await listObjects('crownlabs.polito.it/v1alpha2', 'Template', { namespace: l.workspaceNs }), 'crownlabs.polito.it/v1alpha2', 'Template');
+  add(await listObjects('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs }), 'crownlabs.polito.it/v1alpha2', 'Instance');
+  const ns = await getObject<KubeObject>({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } });
+  if (ns) add([ns], 'v1', 'Namespace');
+  return Inventory.fromObjects(objects).inventory;
+}
+
+/** Every object `renderAll(compose(...))` gives for the lab, with the owner references the controller adds. */
+export async function expectedObjects(l: Lab, config: ComposerConfig): Promise<InputKubeObject[]> {
+  const inventory = await inventoryFromCluster(l);
+  const sets = renderAll(compose(inventory, config, { myDriveShare: () => undefined, keepPersonalNamespace: () => true }));
+  const out: InputKubeObject[] = [];
+  for (const s of sets) {
+    const p = s.unit.parent;
+    const owner = p.kind === 'Instance' ? inventory.instances.get(`${p.namespace}/${p.name}`) : p.kind === 'Tenant' ? inventory.tenants.get(p.name) : inventory.workspaces.get(p.name);
+    out.push(...withOwner(s.objects, owner as never));
+  }
+  return out;
+}
+
+export async function liveOf(o: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<KubeObject | undefined> {
+  return getObject<KubeObject>({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } });
+}
+
+/** Removes finalizers and deletes the lab's cluster-scoped inputs and namespaces. */
+export async function cleanupLab(l: Lab): Promise<void> {
+  const c = rest();
+  for (const o of l.inputs.cluster) {
+    try {
+      await patch(o, { metadata: { finalizers: null } });
+    } catch {
+      /* gone */
+    }
+    try {
+      await c.request('DELETE', await c.resourcePath(o.apiVersion, o.kind, undefined, o.metadata.name));
+    } catch {
+      /* gone */
+    }
+  }
+  for (const ns of [l.tenantNs, l.workspaceNs, `sandbox-${l.shard}-alice`, `tenant-${l.shard}-bob`, `${l.shard}-mydrive`]) {
+    try {
+      await c.request('DELETE', `/api/v1/namespaces/${ns}`);
+    } catch {
+      /* gone */
+    }
+  }
+}

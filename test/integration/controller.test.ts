@@ -1,0 +1,204 @@
+// The apply-controller against the real test cluster: one composition, status, drift correction,
+// prune safety, zero writes on a steady-state resync, Template freeze, garbage collection.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveHoldsRendered, firstDifference } from '../../src/controller/live-compare.ts';
+import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
+import { COMPOSER, parentId } from '../../src/model/labels.ts';
+import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
+import {
+  cleanupLab,
+  create,
+  createIgnoringConflict,
+  expectedObjects,
+  lab,
+  labConfig,
+  liveOf,
+  patch,
+  runController,
+  shardName,
+  type Lab,
+  type RunningController,
+} from './controller-support.ts';
+
+const shard = shardName('ctl');
+const l: Lab = lab(shard);
+const config = labConfig(shard);
+let ctl: RunningController;
+let convergeMs = 0;
+
+const inst = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name, namespace: l.tenantNs } });
+const getInst = (name: string) => getObject<any>(inst(name));
+
+beforeAll(async () => {
+  const t0 = Date.now();
+  await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+  for (const o of l.inputs.cluster) await create(o);
+  ctl = await runController(config);
+  // Templates and Instances live in namespaces the controller creates.
+  await waitFor(async () => (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.workspaceNs } })) && (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } })), {
+    timeoutMs: 30_000,
+    message: 'tenant and workspace namespaces',
+  });
+  for (const o of l.inputs.namespaced) await create(o);
+  await waitFor(async () => (await getInst('app-1'))?.status?.phase !== undefined, { timeoutMs: 30_000, message: 'instances reconciled' });
+  await ctl.handle.idle();
+  convergeMs = Date.now() - t0;
+  console.log(`lab converged in ${convergeMs} ms, ${ctl.writes().length} writes, ${ctl.requests.length} requests`);
+});
+
+afterAll(async () => {
+  await ctl?.handle.stop();
+  await cleanupLab(l);
+});
+
+describe('controller: one composition', () => {
+  it('live children hold exactly what renderAll(compose(...)) renders for the same inputs', async () => {
+    const expected = await expectedObjects(l, config);
+    expect(expected.length).toBeGreaterThan(30);
+    const kinds = new Set(expected.map((o) => o.kind));
+    for (const k of ['VirtualMachine', 'VirtualMachineInstance', 'Deployment', 'Service', 'Ingress', 'Namespace', 'ResourceQuota', 'NetworkPolicy', 'ClusterRoleBinding', 'PersistentVolumeClaim']) expect(kinds).toContain(k);
+    const mismatches: string[] = [];
+    for (const o of expected) {
+      const live = await liveOf(o);
+      if (!live) mismatches.push(`${o.kind}/${o.metadata.namespace}/${o.metadata.name}: missing`);
+      else if (!liveHoldsRendered(o, live)) mismatches.push(`${o.kind}/${o.metadata.namespace}/${o.metadata.name}: ${firstDifference(o, live)}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('Instances get their own labels, a prettyName and the frozen Template spec', async () => {
+    const i = await getInst('vm-1');
+    expect(i.metadata.labels).toMatchObject({ 'crownlabs.polito.it/managed-by': 'instance', 'crownlabs.polito.it/workspace': l.workspace, 'crownlabs.polito.it/template': 'vm', 'crownlabs.polito.it/persistent': 'false' });
+    expect(i.spec.prettyName).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
+    expect(JSON.parse(i.metadata.annotations[FROZEN_TEMPLATE_ANNOTATION]).environmentList[0].name).toBe('vm');
+  });
+
+  it('Tenant status reports every missing workspace, quota, namespaces; labels and finalizer on the Tenant', async () => {
+    const t = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[0] } });
+    expect(t.status).toMatchObject({
+      personalNamespace: { name: l.tenantNs, created: true },
+      sandboxNamespace: { name: `sandbox-${shard}-alice`, created: true },
+      failingWorkspaces: [`${shard}-missing-1`, `${shard}-missing-2`],
+      subscriptions: { keycloak: 'Ok' },
+      ready: true,
+      quota: { cpu: '8', memory: '16Gi', instances: 4 },
+    });
+    expect(t.metadata.finalizers).toContain('crownlabs.polito.it/tenant-operator');
+    expect(t.metadata.labels).toMatchObject({ [`crownlabs.polito.it/workspace-${l.workspace}`]: 'user', 'crownlabs.polito.it/first-name': 'Alice', 'crownlabs.polito.it/last-name': 'ONeil' });
+    const w = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: l.workspace } });
+    expect(w.status).toMatchObject({ namespace: { name: l.workspaceNs, created: true }, subscription: { keycloak: 'Failed' }, ready: true });
+  });
+});
+
+describe('controller: status from driven child status', () => {
+  it('container phase follows the Deployment, url and ip are written', async () => {
+    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'desk-1', namespace: l.tenantNs } };
+    expect((await getInst('desk-1')).status.phase).toBe('Starting');
+    await patch(dep, { status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }, 'status');
+    await waitFor(async () => (await getInst('desk-1')).status.phase === 'Ready', { message: 'desk-1 Ready' });
+    const s = (await getInst('desk-1')).status;
+    const svc = await liveOf({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } });
+    expect(s.ip).toBe((svc as any).spec.clusterIP);
+    expect(s.url).toMatch(/^https:\/\/crownlabs\.test\/instance\/[0-9a-f-]+\/app\/$/);
+  });
+
+  it('VM phase follows the VMI (ephemeral) and the VM printableStatus (persistent)', async () => {
+    const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
+    await patch(vmi, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, 'status');
+    await waitFor(async () => (await getInst('vm-1')).status.phase === 'Ready', { message: 'vm-1 Ready' });
+    const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } };
+    await patch(vm, { status: { printableStatus: 'Provisioning' } }, 'status');
+    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Importing', { message: 'pvm-1 Importing' });
+    await patch(vm, { status: { printableStatus: 'Running', ready: true } }, 'status');
+    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Ready', { message: 'pvm-1 Ready' });
+  });
+});
+
+describe('controller: steady state and drift', () => {
+  it('a resync of the converged lab sends zero write requests', async () => {
+    await ctl.handle.idle();
+    const before = ctl.writes().length;
+    const skipsBefore = (await ctl.handle.metrics.writeSkips.get()).values.reduce((a, v) => a + v.value, 0);
+    ctl.handle.resyncAll();
+    await ctl.handle.idle();
+    const writes = ctl.writes().slice(before);
+    expect(writes).toEqual([]);
+    const skips = (await ctl.handle.metrics.writeSkips.get()).values.reduce((a, v) => a + v.value, 0) - skipsBefore;
+    console.log(`steady-state resync: ${writes.length} writes, ${skips} write-skips`);
+    expect(skips).toBeGreaterThan(30);
+  });
+
+  it('a hand edit of a rendered field is reverted', async () => {
+    const q = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'crownlabs-resource-quota', namespace: l.tenantNs } };
+    const before = (await liveOf(q)) as any;
+    await patch(q, { spec: { hard: { 'limits.cpu': '99' } } });
+    await waitFor(async () => ((await liveOf(q)) as any).spec.hard['limits.cpu'] === before.spec.hard['limits.cpu'], { message: 'quota reverted' });
+  });
+
+  it('a deleted child is recreated', async () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } };
+    const old = (await liveOf(svc)) as any;
+    await rest().request('DELETE', `/api/v1/namespaces/${l.tenantNs}/services/desk-1`);
+    await waitFor(async () => {
+      const now = (await liveOf(svc)) as any;
+      return now && now.metadata.uid !== old.metadata.uid;
+    }, { message: 'service recreated' });
+  });
+
+  it('prune leaves alone a foreign object carrying the parent labels but not owned by it', async () => {
+    const parent = { kind: 'Instance' as const, name: 'desk-1', namespace: l.tenantNs };
+    const foreign: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'foreign',
+        namespace: l.tenantNs,
+        labels: { [COMPOSER.managedByKey]: COMPOSER.managedByValue, [COMPOSER.parentIdLabel]: parentId(parent), [COMPOSER.parentKindLabel]: 'Instance' },
+        annotations: { [COMPOSER.parentAnnotation]: `Instance/${l.tenantNs}/desk-1` },
+      },
+      spec: { ports: [{ port: 80 }] },
+    };
+    await create(foreign);
+    // The running toggle drops Service and Ingress of desk-1: they are pruned, the foreign one stays.
+    await patch(inst('desk-1'), { spec: { running: false } });
+    await waitFor(async () => !(await liveOf({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'desk-1-gui', namespace: l.tenantNs } })), { message: 'ingress pruned' });
+    await ctl.handle.idle();
+    expect(await liveOf({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } })).toBeUndefined();
+    expect(await liveOf(foreign)).toBeDefined();
+    expect((await getInst('desk-1')).status.phase).toBe('Off');
+    await patch(inst('desk-1'), { spec: { running: true } });
+    await waitFor(async () => await liveOf({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'desk-1-gui', namespace: l.tenantNs } }), { message: 'ingress back' });
+  });
+
+  it('a Template edit does not change an existing Instance\'s children', async () => {
+    const vmiRef = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
+    const before = (await liveOf(vmiRef)) as any;
+    const tmpl = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Template', metadata: { name: 'vm', namespace: l.workspaceNs } };
+    const t = (await liveOf(tmpl)) as any;
+    t.spec.environmentList[0].image = 'registry.example/vm:2';
+    await patch(tmpl, { spec: { environmentList: t.spec.environmentList } });
+    await new Promise((r) => setTimeout(r, 500));
+    await ctl.handle.idle();
+    const after = (await liveOf(vmiRef)) as any;
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(JSON.stringify(after.spec)).toContain('registry.example/vm:1');
+  });
+
+  it('a watch resumed from an expired resourceVersion re-lists (410 Gone)', async () => {
+    const inf = ctl.handle.caches.instances;
+    const lists = inf.lists;
+    inf.restartWatchFrom('1');
+    await waitFor(() => inf.lists > lists, { message: 're-list after 410' });
+    // Still watching: a new edit reaches the controller.
+    await patch(inst('app-1'), { spec: { prettyName: 'After Relist' } });
+    await waitFor(() => (inf.get(l.tenantNs, 'app-1')?.spec as any)?.prettyName === 'After Relist', { message: 'event after re-list' });
+  });
+
+  it('deleting an Instance garbage-collects its children', async () => {
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${l.tenantNs}/instances/pdesk-1`);
+    await waitFor(async () => !(await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'pdesk-1', namespace: l.tenantNs } })), {
+      timeoutMs: 60_000,
+      message: 'deployment garbage-collected',
+    });
+  });
+});
