@@ -182,7 +182,7 @@ export async function inventoryFromCluster(l: Lab): Promise<Inventory> {
 /** Every object `renderAll(compose(...))` gives for the lab, with the owner references the controller adds. */
 export async function expectedObjects(l: Lab, config: ComposerConfig): Promise<InputKubeObject[]> {
   const inventory = await inventoryFromCluster(l);
-  const sets = renderAll(compose(inventory, config, { myDriveShare: () => undefined, keepPersonalNamespace: () => true }));
+  const sets = renderAll(compose(inventory, config, { myDriveShare: () => undefined, keepPersonalNamespace: (t) => t.spec.lastLogin !== undefined || [...inventory.instances.values()].some((i) => i.metadata.namespace === `tenant-${t.metadata.name.replace(/\./g, '-')}`) }));
   const out: InputKubeObject[] = [];
   for (const s of sets) {
     const p = s.unit.parent;

@@ -85,6 +85,11 @@ describe('controller: one composition', () => {
     });
     expect(t.metadata.finalizers).toContain('crownlabs.polito.it/tenant-operator');
     expect(t.metadata.labels).toMatchObject({ [`crownlabs.polito.it/workspace-${l.workspace}`]: 'user', 'crownlabs.polito.it/first-name': 'Alice', 'crownlabs.polito.it/last-name': 'ONeil' });
+    // Bob never logged in and has no instances: no personal namespace (keep-alive, SPEC §5.3 step 5).
+    const bob = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[1] } });
+    expect(bob.status.personalNamespace).toEqual({ name: '', created: false });
+    expect(await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `tenant-${shard}-bob` } })).toBeUndefined();
+    expect(bob.metadata.labels).toMatchObject({ [`crownlabs.polito.it/workspace-${l.workspace}`]: 'manager' });
     const w = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: l.workspace } });
     expect(w.status).toMatchObject({ namespace: { name: l.workspaceNs, created: true }, subscription: { keycloak: 'Failed' }, ready: true });
   });
@@ -104,7 +109,8 @@ describe('controller: status from driven child status', () => {
 
   it('VM phase follows the VMI (ephemeral) and the VM printableStatus (persistent)', async () => {
     const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
-    await patch(vmi, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, 'status');
+    // KubeVirt's VMI CRD has no status subresource: virt-handler writes the object itself.
+    await patch(vmi, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
     await waitFor(async () => (await getInst('vm-1')).status.phase === 'Ready', { message: 'vm-1 Ready' });
     const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } };
     await patch(vm, { status: { printableStatus: 'Provisioning' } }, 'status');
