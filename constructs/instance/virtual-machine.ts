@@ -1,7 +1,8 @@
-import { JsonPatch } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   toJson_VirtualMachineInstanceSpec,
+  toJson_VirtualMachineSpec,
   VirtualMachine,
   VirtualMachineInstance,
   VirtualMachineInstanceSpecDomainMemoryGuest,
@@ -40,31 +41,31 @@ export class VirtualMachineEnvironment extends Construct {
     super(scope, id);
     const env = props.environment;
     if (env.persistent) {
-      const vm = new VirtualMachine(this, 'vm', {
-        metadata: { name: env.name, labels: props.labels },
-        spec: {
-          running: props.running,
-          dataVolumeTemplates: [
-            {
-              metadata: { name: env.name },
-              spec: {
-                source: dataVolumeSource(env),
-                pvc: {
-                  accessModes: ['ReadWriteOnce'],
-                  resources: {
-                    requests: {
-                      storage: VirtualMachineSpecDataVolumeTemplatesSpecPvcResourcesRequests.fromString(canonicalQuantity(env.env.resources.disk ?? 0)),
-                    },
+      // The VMI spec is built once with the VMI's generated types and shared with the VM template.
+      // The VM's own generated class would re-convert that (already wire-form) spec and drop its
+      // quantities, so the VM is a plain ApiObject holding the wire form of both typed parts.
+      const spec = toJson_VirtualMachineSpec({
+        running: props.running,
+        dataVolumeTemplates: [
+          {
+            metadata: { name: env.name },
+            spec: {
+              source: dataVolumeSource(env),
+              pvc: {
+                accessModes: ['ReadWriteOnce'],
+                resources: {
+                  requests: {
+                    storage: VirtualMachineSpecDataVolumeTemplatesSpecPvcResourcesRequests.fromString(canonicalQuantity(env.env.resources.disk ?? 0)),
                   },
                 },
               },
             },
-          ],
-          template: { metadata: { labels: props.selectorLabels } },
-        },
-      });
-      // The VMI spec is built once with the VMI's generated types and shared with the VM template.
-      vm.addJsonPatch(JsonPatch.add('/spec/template/spec', toJson_VirtualMachineInstanceSpec(vmiSpec(env, props.cloudInitSecretName))));
+          },
+        ],
+        template: { metadata: { labels: props.selectorLabels } },
+      })!;
+      spec.template.spec = toJson_VirtualMachineInstanceSpec(vmiSpec(env, props.cloudInitSecretName));
+      new ApiObject(this, 'vm', { ...VirtualMachine.GVK, metadata: { name: env.name, labels: props.labels }, spec });
     } else if (props.running) {
       new VirtualMachineInstance(this, 'vmi', {
         metadata: { name: env.name, labels: props.labels },

@@ -206,6 +206,12 @@ describe('§7.4 virtual machines', () => {
     expect(vm.spec.dataVolumeTemplates[0].spec.pvc.storageClassName).toBeUndefined();
     expect(vm.spec.template.metadata.labels).toEqual(SELECTOR_LABELS);
     expect(vm.spec.template.spec.volumes[0]).toEqual({ name: 'root', dataVolume: { name: N } });
+    // The template carries the full VMI spec: resources, guest memory, probe.
+    expect(vm.spec.template.spec.domain.cpu).toEqual({ cores: 2 });
+    expect(vm.spec.template.spec.domain.memory).toEqual({ guest: '2G' });
+    expect(vm.spec.template.spec.domain.resources).toEqual({ requests: { cpu: '500m', memory: '2500M' }, limits: { cpu: '2500m', memory: '2500M' } });
+    expect(vm.spec.template.spec.readinessProbe.tcpSocket).toEqual({ port: 6080 });
+    expect(vm.spec.template.spec.volumes[1]).toEqual({ name: 'cloud-init', cloudInitNoCloud: { secretRef: { name: N } } });
     expect(r.find('VirtualMachineInstance', N)).toBeUndefined();
   });
 

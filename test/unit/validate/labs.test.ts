@@ -11,25 +11,8 @@ import { testConfig } from '../../support/lab.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
-/**
- * Rendering bugs this validator found in the constructs, reported for them to be fixed. Each must
- * still occur (the last assertion of each test): remove an entry once its construct is fixed, and
- * the labs must then validate with no problem at all.
- *
- * - constructs/instance/virtual-machine.ts patches the VM template with
- *   `toJson_VirtualMachineInstanceSpec(...)` through `addJsonPatch`, which does not resolve the
- *   int-or-string wrapper classes: `domain.memory.guest`, `domain.resources.{requests,limits}.*`
- *   and `readinessProbe.tcpSocket.port` come out empty (`memory: {}`, `tcpSocket: {}`).
- */
-const KNOWN_RENDERING_BUGS = [
-  /\(VirtualMachine [^)]*\): error: spec\.template\.spec\.domain: no memory requested/,
-  /\(VirtualMachine [^)]*\): error: spec\.template\.spec\.readinessProbe\.tcpSocket\.port: required value is missing/,
-];
-
-function expectOnlyKnownBugs(problems: readonly Problem[]): void {
-  const lines = problems.map(formatProblem);
-  expect(lines.filter((l) => !KNOWN_RENDERING_BUGS.some((re) => re.test(l)))).toEqual([]);
-  for (const re of KNOWN_RENDERING_BUGS) expect(lines.some((l) => re.test(l)), `known bug ${re} no longer occurs: remove it`).toBe(true);
+function expectNoProblems(problems: readonly Problem[]): void {
+  expect(problems.map(formatProblem)).toEqual([]);
 }
 
 function validateLab(inventory: Inventory, config: ComposerConfig) {
@@ -48,7 +31,7 @@ describe('rendered labs validate against the vendored schemas', () => {
     const result = validateLab(inventory, config);
     expect(result.sets).toBe(12);
     expect(result.objects).toBeGreaterThan(50);
-    expectOnlyKnownBugs(result.problems);
+    expectNoProblems(result.problems);
   });
 
   for (const authMode of ['shared', 'per-instance'] as const) {
@@ -59,7 +42,7 @@ describe('rendered labs validate against the vendored schemas', () => {
       expect(problems).toEqual([]);
       const result = validateLab(inventory, testConfig({ authMode }));
       expect(result.sets).toBe(3 + 21 + 14);
-      expectOnlyKnownBugs(result.problems);
+      expectNoProblems(result.problems);
     });
   }
 
