@@ -1,0 +1,151 @@
+// The apply-controller's lifecycle against the real test cluster: Keycloak sync (HTTP double),
+// finalizers and deletion (Workspace unsubscribes its Tenants, SPEC §4.5), MyDrive share from the
+// bound PV, leader election through a Lease, and the real CLI with /healthz, /readyz, /metrics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeycloakDouble } from '../support/keycloak-double.ts';
+import { adminKubeConfigPath, getObject, REPO_ROOT, rest, waitFor } from './cluster.ts';
+import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, runController, shardName, type RunningController } from './controller-support.ts';
+
+const tenantRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name } });
+const workspaceRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name } });
+
+describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
+  const shard = shardName('clc');
+  const l = lab(shard);
+  let kc: KeycloakDouble;
+  let ctl: RunningController;
+  const config = labConfig(shard);
+
+  beforeAll(async () => {
+    kc = await KeycloakDouble.start();
+    Object.assign(config, {
+      keycloakUrl: kc.url,
+      keycloakLoginRealm: 'master',
+      keycloakTargetRealm: 'crownlabs',
+      keycloakTargetClient: 'k8s',
+      keycloakUser: 'admin',
+      keycloakPassword: 'admin-secret',
+    });
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+    for (const o of l.inputs.cluster) await create(o);
+    ctl = await runController(config);
+    await waitFor(async () => (await getObject<any>(tenantRef(l.tenants[0])))?.status?.ready !== undefined, { message: 'tenant status' });
+    await ctl.handle.idle();
+  });
+  afterAll(async () => {
+    await ctl?.handle.stop();
+    await cleanupLab(l);
+    await kc?.close();
+  });
+
+  it('creates the workspace roles and the tenant users with their roles', async () => {
+    expect(kc.clientRole('crownlabs', 'k8s', `workspace-${l.workspace}:manager`)?.description).toBe('Networks');
+    expect(kc.clientRole('crownlabs', 'k8s', `workspace-${l.workspace}:user`)).toBeDefined();
+    expect(kc.findUser('crownlabs', l.tenants[0])?.email).toBe('alice@example.org');
+    expect(kc.userClientRoles('crownlabs', l.tenants[1], 'k8s')).toEqual([`workspace-${l.workspace}:manager`]);
+    const ws = await getObject<any>(workspaceRef(l.workspace));
+    expect(ws.status.subscription).toEqual({ keycloak: 'Ok' });
+    const t = await getObject<any>(tenantRef(l.tenants[0]));
+    expect(t.status.subscriptions).toEqual({ keycloak: 'Ok' });
+  });
+
+  it('renders mydrive-info from the PV the MyDrive PVC is bound to', async () => {
+    const pvName = `${shard}-pv`;
+    await create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: pvName },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteMany'],
+        csi: { driver: 'nfs.csi.example', volumeHandle: pvName, volumeAttributes: { server: 'nfs-server', clusterID: 'rook', share: `/export/${shard}` } },
+        claimRef: { namespace: config.mydrivePvcsNamespace, name: `${shard}-alice-drive` },
+      },
+    });
+    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${shard}-alice-drive`, namespace: config.mydrivePvcsNamespace } };
+    await patch(pvc, { spec: { volumeName: pvName } });
+    await patch(pvc, { status: { phase: 'Bound' } }, 'status');
+    const secret = await waitFor(() => getObject<any>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mydrive-info', namespace: l.tenantNs } }), { message: 'mydrive-info' });
+    const data = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    expect(data).toEqual({ 'server-name': 'nfs-server.rook', path: `/export/${shard}` });
+    await rest().request('DELETE', `/api/v1/persistentvolumes/${pvName}`);
+  });
+
+  it('deleting a Workspace removes its roles and unsubscribes its Tenants, then releases the finalizer', async () => {
+    expect((await getObject<any>(workspaceRef(l.workspace))).metadata.finalizers).toContain('crownlabs.polito.it/tenant-operator');
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha1/workspaces/${l.workspace}`);
+    await waitFor(async () => !(await getObject(workspaceRef(l.workspace))), { message: 'workspace gone' });
+    const bob = await getObject<any>(tenantRef(l.tenants[1]));
+    expect(bob.spec.workspaces ?? []).toEqual([]);
+    expect(kc.clientRole('crownlabs', 'k8s', `workspace-${l.workspace}:manager`)).toBeUndefined();
+    await waitFor(async () => (await getObject<any>(tenantRef(l.tenants[1]))).metadata.labels['crownlabs.polito.it/no-workspaces'] === 'true', { message: 'bob no-workspaces' });
+  });
+
+  it('deleting a Tenant deletes its Keycloak user and releases the finalizer', async () => {
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/tenants/${l.tenants[1]}`);
+    await waitFor(async () => !(await getObject(tenantRef(l.tenants[1]))), { message: 'tenant gone' });
+    expect(kc.findUser('crownlabs', l.tenants[1])).toBeUndefined();
+  });
+});
+
+describe('controller operations', () => {
+  it('leader election: a second controller waits for the Lease and takes over when the first stops', async () => {
+    const shard = shardName('cle');
+    const config = labConfig(shard);
+    const leaseName = `${shard}-lease`;
+    const a = await runController(config, { enableLeaderElection: true, leaderElectionId: leaseName, leaderElectionNamespace: 'default' });
+    let bStarted = false;
+    const bPromise = runController(config, { enableLeaderElection: true, leaderElectionId: leaseName, leaderElectionNamespace: 'default' }).then((b) => {
+      bStarted = true;
+      return b;
+    });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(bStarted).toBe(false);
+    await a.handle.stop();
+    const b = await bPromise;
+    expect(bStarted).toBe(true);
+    const lease = await rest().request('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${leaseName}`);
+    expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(1);
+    await b.handle.stop();
+  });
+
+  it('the CLI serves /healthz, /readyz and /metrics, and stops on SIGTERM', async () => {
+    const [mp, hp] = [await freePort(), await freePort()];
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin/crownlabs.js'), 'controller', '--kubeconfig', adminKubeConfigPath(), '--metrics-addr', `127.0.0.1:${mp}`, '--health-probe-addr', `127.0.0.1:${hp}`, '--target-label', `${'crownlabs.polito.it/operator-selector'}=${shardName('cli')}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const ok = (url: string) => fetch(url).then((r) => r.status).catch(() => 0);
+      await waitFor(async () => (await ok(`http://127.0.0.1:${hp}/readyz`)) === 200, { timeoutMs: 60_000, message: `readyz (output: ${out})` });
+      expect(await ok(`http://127.0.0.1:${hp}/healthz`)).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${mp}/metrics`)).text();
+      expect(metrics).toContain('crownlabs_controller_reconcile_duration_seconds');
+      expect(metrics).toContain('crownlabs_controller_queue_depth');
+      expect(out).toContain('"msg":"caches synced"');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+    expect(out).toContain('"msg":"stopped"');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
