@@ -86,8 +86,25 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   });
   const service = plan.environments[0] && ctx.caches.child('v1', 'Service')?.get(namespace, plan.environments[0].name);
   const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
-  await writeStatus(ctx, live, { phase: aggregatePhase(phases), url: plan.url ?? '', ip });
+  const phase = aggregatePhase(phases);
+  const status: Record<string, unknown> = { phase, url: plan.url ?? '', ip };
+  // SPEC §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
+  const current = live.status as { initialReadyTime?: string } | undefined;
+  if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
+    status.initialReadyTime = goDuration(ctx.now() - Date.parse(String(live.metadata.creationTimestamp)));
+  }
+  await writeStatus(ctx, live, status);
   return {};
+}
+
+/** Whole seconds as Go's time.Duration prints them: `45s`, `1m23s`, `1h2m3s`. */
+export function goDuration(ms: number): string {
+  let s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
 function whitelisted(ctx: ControllerContext, namespace: string): boolean {

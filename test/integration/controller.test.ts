@@ -1,7 +1,6 @@
 // The apply-controller against the real test cluster: one composition, status, drift correction,
 // prune safety, zero writes on a steady-state resync, Template freeze, garbage collection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveHoldsRendered, firstDifference } from '../../src/controller/live-compare.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { COMPOSER, parentId } from '../../src/model/labels.ts';
 import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
@@ -60,8 +59,9 @@ describe('controller: one composition', () => {
     const mismatches: string[] = [];
     for (const o of expected) {
       const live = await liveOf(o);
+      // Strict: every rendered field, with the very value rendered (no normalisation at all).
       if (!live) mismatches.push(`${o.kind}/${o.metadata.namespace}/${o.metadata.name}: missing`);
-      else if (!liveHoldsRendered(o, live)) mismatches.push(`${o.kind}/${o.metadata.namespace}/${o.metadata.name}: ${firstDifference(o, live)}`);
+      else mismatches.push(...strictDifferences(o, live, `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`));
     }
     expect(mismatches).toEqual([]);
   });
@@ -102,6 +102,7 @@ describe('controller: status from driven child status', () => {
     await patch(dep, { status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }, 'status');
     await waitFor(async () => (await getInst('desk-1')).status.phase === 'Ready', { message: 'desk-1 Ready' });
     const s = (await getInst('desk-1')).status;
+    expect(s.initialReadyTime).toMatch(/^(\d+m)?\d+s$/);
     const svc = await liveOf({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } });
     expect(s.ip).toBe((svc as any).spec.clusterIP);
     expect(s.url).toMatch(/^https:\/\/crownlabs\.test\/instance\/[0-9a-f-]+\/app\/$/);
@@ -208,3 +209,61 @@ describe('controller: steady state and drift', () => {
     });
   });
 });
+
+describe('controller: failures and selection', () => {
+  it('an Instance whose Template is missing gets phase CreationLoopBackoff and a Warning Event', async () => {
+    await create({
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: 'orphan', namespace: l.tenantNs },
+      spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 'nope', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
+    });
+    await waitFor(async () => (await getInst('orphan'))?.status?.phase === 'CreationLoopBackoff', { message: 'CreationLoopBackoff' });
+    const events = await rest().request('GET', `/api/v1/namespaces/${l.tenantNs}/events`, { query: { fieldSelector: 'involvedObject.name=orphan' } });
+    expect(events.items.map((e: any) => [e.type, e.reason, e.message])).toContainEqual(['Warning', 'TemplateNotFound', `Template ${l.workspaceNs}/nope not found`]);
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${l.tenantNs}/instances/orphan`);
+  });
+
+  it('Instances in a namespace without the whitelist labels are left alone', async () => {
+    const ns = `${shard}-other`;
+    await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    try {
+      await create({
+        apiVersion: 'crownlabs.polito.it/v1alpha2',
+        kind: 'Instance',
+        metadata: { name: 'outside', namespace: ns },
+        spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 'desk', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      await ctl.handle.idle();
+      const i = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name: 'outside', namespace: ns } });
+      expect(i.status).toBeUndefined();
+      expect(i.metadata.labels).toBeUndefined();
+      expect(await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'outside', namespace: ns } })).toBeUndefined();
+    } finally {
+      await rest().request('DELETE', `/api/v1/namespaces/${ns}`);
+    }
+  });
+
+  it('running=false stops a persistent VM (spec.running) and releases an ephemeral VMI', async () => {
+    await patch(inst('pvm-1'), { spec: { running: false } });
+    await patch(inst('vm-1'), { spec: { running: false } });
+    await waitFor(async () => ((await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } })) as any)?.spec.running === false, { message: 'VM stopped' });
+    await waitFor(async () => !(await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } })), { message: 'VMI released' });
+    await waitFor(async () => (await getInst('vm-1')).status.phase === 'Off', { message: 'vm-1 Off' });
+    expect(await liveOf({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'pvm-1-gui', namespace: l.tenantNs } })).toBeUndefined();
+  });
+});
+
+/** Paths where `live` lacks a rendered field or holds another value (exact comparison). */
+function strictDifferences(rendered: unknown, live: unknown, path: string): string[] {
+  if (Array.isArray(rendered)) {
+    if (!Array.isArray(live) || live.length !== rendered.length) return [`${path}: ${JSON.stringify(rendered)} != ${JSON.stringify(live)}`];
+    return rendered.flatMap((r, i) => strictDifferences(r, live[i], `${path}/${i}`));
+  }
+  if (rendered && typeof rendered === 'object') {
+    if (!live || typeof live !== 'object') return [`${path}: missing`];
+    return Object.entries(rendered).flatMap(([k, v]) => strictDifferences(v, (live as Record<string, unknown>)[k], `${path}/${k}`));
+  }
+  return rendered === live ? [] : [`${path}: ${JSON.stringify(rendered)} != ${JSON.stringify(live)}`];
+}
