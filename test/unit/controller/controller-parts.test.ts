@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../../src/cli/controller.ts';
+import { liveHoldsRendered, firstDifference } from '../../../src/controller/live-compare.ts';
+import { prettyNameFor } from '../../../src/controller/pretty-name.ts';
+import { goDuration } from '../../../src/controller/reconcile-instance.ts';
+import { TokenBucket } from '../../../src/controller/kube-client.ts';
+import { WorkQueue } from '../../../src/controller/work-queue.ts';
+import { parseAddr } from '../../../src/controller/http-endpoints.ts';
+
+describe('live-compare', () => {
+  it('accepts server-added fields and canonicalised quantities, rejects changed values', () => {
+    const rendered = { kind: 'ResourceQuota', spec: { hard: { 'limits.cpu': '1000m', 'limits.memory': '1Gi' } } };
+    expect(liveHoldsRendered(rendered, { kind: 'ResourceQuota', spec: { hard: { 'limits.cpu': '1', 'limits.memory': '1Gi' } }, status: {} })).toBe(true);
+    expect(liveHoldsRendered(rendered, { kind: 'ResourceQuota', spec: { hard: { 'limits.cpu': '2', 'limits.memory': '1Gi' } } })).toBe(false);
+    expect(firstDifference(rendered, { kind: 'ResourceQuota', spec: { hard: { 'limits.cpu': '2' } } })).toBe('/spec/hard/limits.cpu');
+  });
+  it('compares list elements by position and length', () => {
+    expect(liveHoldsRendered({ a: [{ x: 1 }] }, { a: [{ x: 1, defaulted: 'TCP' }] })).toBe(true);
+    expect(liveHoldsRendered({ a: [{ x: 1 }] }, { a: [{ x: 1 }, { x: 2 }] })).toBe(false);
+  });
+  it('compares Secret stringData with the live base64 data', () => {
+    expect(liveHoldsRendered({ kind: 'Secret', stringData: { k: 'v' } }, { kind: 'Secret', data: { k: Buffer.from('v').toString('base64') } })).toBe(true);
+    expect(liveHoldsRendered({ kind: 'Secret', stringData: { k: 'v' } }, { kind: 'Secret', data: { k: Buffer.from('w').toString('base64') } })).toBe(false);
+  });
+  it('a missing live object never holds anything', () => {
+    expect(liveHoldsRendered({ kind: 'X' }, undefined)).toBe(false);
+  });
+});
+
+describe('work queue', () => {
+  it('de-duplicates keys, never runs one key twice at once, re-runs a key added while it runs', async () => {
+    const q = new WorkQueue({ workers: 3 });
+    const runs: string[] = [];
+    let concurrentA = 0;
+    let maxConcurrentA = 0;
+    q.run(
+      async (key) => {
+        runs.push(key);
+        if (key === 'a') {
+          concurrentA++;
+          maxConcurrentA = Math.max(maxConcurrentA, concurrentA);
+          await new Promise((r) => setTimeout(r, 20));
+          concurrentA--;
+        }
+      },
+      () => undefined,
+    );
+    q.add('a');
+    q.add('a');
+    q.add('b');
+    await new Promise((r) => setTimeout(r, 5));
+    q.add('a'); // while a runs: once more afterwards
+    q.add('a');
+    await new Promise((r) => setTimeout(r, 80));
+    await q.idle();
+    expect(runs.filter((k) => k === 'a')).toHaveLength(2);
+    expect(runs.filter((k) => k === 'b')).toHaveLength(1);
+    expect(maxConcurrentA).toBe(1);
+    await q.stop();
+  });
+  it('backs off exponentially per key and forgets after a success', () => {
+    const q = new WorkQueue({ workers: 1, baseDelayMs: 100, maxDelayMs: 1000 });
+    expect([q.backoff('k'), q.backoff('k'), q.backoff('k'), q.backoff('k'), q.backoff('k')]).toEqual([100, 200, 400, 800, 1000]);
+    expect(q.backoff('other')).toBe(100);
+    q.forget('k');
+    expect(q.backoff('k')).toBe(100);
+  });
+  it('retries a failing key', async () => {
+    const q = new WorkQueue({ workers: 1, baseDelayMs: 5 });
+    let n = 0;
+    q.run(async () => {
+      if (++n < 3) throw new Error('boom');
+    }, () => undefined);
+    q.add('k');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(n).toBe(3);
+    await q.stop();
+  });
+});
+
+describe('token bucket', () => {
+  it('lets a burst through at once, then paces at qps', async () => {
+    const b = new TokenBucket(50, 5);
+    const t0 = Date.now();
+    for (let i = 0; i < 10; i++) await b.take();
+    const elapsed = Date.now() - t0;
+    expect(elapsed).toBeGreaterThanOrEqual(80); // 5 more tokens at 50/s ≈ 100 ms
+    expect(elapsed).toBeLessThan(400);
+  });
+});
+
+describe('small pure helpers', () => {
+  it('prettyName is two Title-Cased words derived from the UID', () => {
+    const a = prettyNameFor('6f2c0a4e-1d3b-4c5a-9e8f-0123456789ab');
+    expect(a).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
+    expect(prettyNameFor('6f2c0a4e-1d3b-4c5a-9e8f-0123456789ab')).toBe(a);
+  });
+  it('goDuration prints whole seconds as Go does', () => {
+    expect([goDuration(45_400), goDuration(83_000), goDuration(3_723_000), goDuration(0)]).toEqual(['45s', '1m23s', '1h2m3s', '0s']);
+  });
+  it('parseDuration reads Go-style durations', () => {
+    expect(parseDuration('10h')).toBe(36_000_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(() => parseDuration('ten')).toThrow();
+  });
+  it('parseAddr reads [host]:port', () => {
+    expect(parseAddr(':8080')).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(parseAddr('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+  });
+});
