@@ -1,0 +1,59 @@
+// Convergence of a larger lab (every environment type, many Instances) and the steady state after
+// it: numbers printed for bench/RESULTS, zero writes asserted.
+import { afterAll, expect, it } from 'vitest';
+import { getObject, listObjects, waitFor } from './cluster.ts';
+import { cleanupLab, create, createIgnoringConflict, FLAVOURS, lab, labConfig, runController, shardName, type RunningController } from './controller-support.ts';
+
+const INSTANCES = Number(process.env.CONTROLLER_SCALE_INSTANCES ?? 120);
+const shard = shardName('cs');
+const l = lab(shard);
+const config = labConfig(shard);
+let ctl: RunningController | undefined;
+
+afterAll(async () => {
+  await ctl?.handle.stop();
+  await cleanupLab(l);
+});
+
+it(`converges a lab of ${INSTANCES} instances, then resyncs with zero writes`, async () => {
+  await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+  for (const o of l.inputs.cluster) await create(o);
+  ctl = await runController(config, { maxConcurrentReconciles: 8 });
+  await waitFor(async () => await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { message: 'tenant namespace' });
+  for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template')) await create(o);
+  await ctl.handle.idle();
+  const t0 = Date.now();
+  const writes0 = ctl.writes().length;
+  const instances = Array.from({ length: INSTANCES }, (_, i) => {
+    const f = FLAVOURS[i % FLAVOURS.length];
+    return {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: `${f.name}-s${i}`, namespace: l.tenantNs },
+      spec: { running: true, 'template.crownlabs.polito.it/TemplateRef': { name: f.name, namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
+    };
+  });
+  await Promise.all(instances.map((o) => create(o)));
+  await waitFor(
+    async () => (await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs })).every((i) => i.status?.phase !== undefined),
+    { timeoutMs: 120_000, intervalMs: 250, message: 'every instance has a status' },
+  );
+  await ctl.handle.idle();
+  const convergeMs = Date.now() - t0;
+  const convergeWrites = ctl.writes().length - writes0;
+
+  const before = ctl.writes().length;
+  const t1 = Date.now();
+  ctl.handle.resyncAll();
+  await ctl.handle.idle(100);
+  const resyncMs = Date.now() - t1 - 100;
+  const resyncWrites = ctl.writes().length - before;
+  const latency = await ctl.handle.metrics.latency.get();
+  const count = latency.values.filter((v) => v.metricName?.endsWith('_count')).reduce((a, v) => a + v.value, 0);
+  const sum = latency.values.filter((v) => v.metricName?.endsWith('_sum')).reduce((a, v) => a + v.value, 0);
+  console.log(
+    `scale: ${INSTANCES} instances converged in ${convergeMs} ms with ${convergeWrites} writes; ` +
+      `full resync of ${INSTANCES + 3} parents in ~${resyncMs} ms with ${resyncWrites} writes; mean reconcile ${((sum / count) * 1000).toFixed(1)} ms over ${count}`,
+  );
+  expect(resyncWrites).toBe(0);
+});
