@@ -75,6 +75,12 @@ export class Inventory {
     this.managersIndex = undefined;
   }
 
+  /** Every object held, in a stable order (kinds, then keys as inserted). */
+  allObjects(): InputObject[] {
+    const maps: Map<string, InputObject>[] = [this.workspaces, this.tenants, this.templates, this.instances, this.snapshots, this.imageLists, this.namespaces, this.secrets] as Map<string, InputObject>[];
+    return maps.flatMap((m) => [...m.values()]);
+  }
+
   sourceOf(object: object): Source | undefined {
     return this.sources.get(object);
   }

@@ -3,7 +3,12 @@ import { dirname, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
+import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
+import { compose } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
 import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { LabSession } from './lab-session.ts';
@@ -17,6 +22,7 @@ interface GitopsOptions {
   watch?: boolean;
   debounce: string;
   quiet?: boolean;
+  jobs: string;
   [key: string]: unknown;
 }
 
@@ -29,7 +35,8 @@ export function registerGitops(program: Command): void {
     .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
-    .option('-q, --quiet', 'do not print warnings');
+    .option('-q, --quiet', 'do not print warnings')
+    .option('-j, --jobs <n>', 'render threads for large inputs without --watch (1: render in this thread)', String(availableParallelism()));
   addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
     process.exitCode = await runGitops(opts);
   });
@@ -39,13 +46,20 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const out = resolve(opts.output);
-  const session = new LabSession(opts.file, config);
-  const bar = progressBar(opts);
-  const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
-  bar?.stop();
-  if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
   const builder = new GitopsTreeBuilder(config);
-  let files = builder.files(session.renderedSets());
+  const session = new LabSession(opts.file, config);
+  let files: Map<string, string>;
+  const jobs = Math.max(1, Number(opts.jobs) || 1);
+  const parallel = !opts.watch && jobs > 1 ? await renderTreeInWorkers(opts.file, config, builder, jobs, opts.quiet) : undefined;
+  if (parallel === 'invalid') return EXIT_INPUT;
+  if (parallel) files = parallel;
+  else {
+    const bar = progressBar(opts);
+    const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+    bar?.stop();
+    if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
+    files = builder.files(session.renderedSets());
+  }
 
   if (opts.check) {
     const stale = staleFiles(out, files);
@@ -97,6 +111,32 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
     process.once('SIGTERM', stop);
   });
   return EXIT_OK;
+}
+
+/**
+ * A full render split over threads (large inputs only): the same validation and composition as
+ * the single-threaded path, then each worker renders its share of the sets and their files.
+ * Returns undefined when the input is small enough for one thread.
+ */
+async function renderTreeInWorkers(
+  paths: string[],
+  config: ComposerConfig,
+  builder: GitopsTreeBuilder,
+  jobs: number,
+  quiet?: boolean,
+): Promise<Map<string, string> | 'invalid' | undefined> {
+  const { inventory, problems } = loadInventory(paths);
+  const composition = compose(inventory, config);
+  if (reportProblems([...problems, ...composition.problems], quiet)) return 'invalid';
+  if (composition.units.length < PARALLEL_THRESHOLD) return undefined;
+  const done = new Map((await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs)).map((s) => [s.id, s]));
+  const sets = composition.units.map((unit) => {
+    const s = done.get(unit.id);
+    if (!s?.gitops) throw new Error(`render worker lost resource set ${unit.id}`);
+    builder.prime(unit, s.gitops);
+    return { unit, objectCount: s.objectCount };
+  });
+  return builder.filesOf(sets);
 }
 
 /** Files that differ between the folder and what it should hold. */

@@ -2,7 +2,10 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
-import { allObjectsYaml, writeDist } from '../sinks/files.ts';
+import { availableParallelism } from 'node:os';
+import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { allObjectsYaml, distFiles } from '../sinks/files.ts';
+import { PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 
@@ -11,6 +14,7 @@ interface SynthOptions {
   output: string;
   stdout?: boolean;
   quiet?: boolean;
+  jobs: string;
   [key: string]: unknown;
 }
 
@@ -21,27 +25,47 @@ export function registerSynth(program: Command): void {
     .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively)')
     .option('-o, --output <dir>', 'output folder, replaced atomically', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
-    .option('-q, --quiet', 'do not print warnings');
-  addConfigOptions(cmd).action((opts: SynthOptions) => {
-    process.exitCode = runSynth(opts);
+    .option('-q, --quiet', 'do not print warnings')
+    .option('-j, --jobs <n>', 'render threads for large inputs (1: render in this thread)', String(availableParallelism()));
+  addConfigOptions(cmd).action(async (opts: SynthOptions) => {
+    process.exitCode = await runSynth(opts);
   });
 }
 
-export function runSynth(opts: SynthOptions): number {
+export async function runSynth(opts: SynthOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const { inventory, problems } = loadInventory(opts.file);
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;
-  const sets = renderAll(composition);
-  if (opts.stdout) {
-    process.stdout.write(allObjectsYaml(sets));
+  const jobs = Math.max(1, Number(opts.jobs) || 1);
+  let files: Map<string, string>;
+  let objects = 0;
+  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
+    // Large inputs: the same composition, split over threads; files come back in composition order.
+    const done = new Map((await renderInWorkers(inventory.allObjects(), config, 'synth', jobs)).map((s) => [s.id, s]));
+    files = new Map();
+    for (const unit of composition.units) {
+      const s = done.get(unit.id);
+      if (!s?.yaml) throw new Error(`render worker lost resource set ${unit.id}`);
+      files.set(`${unit.id}.yaml`, s.yaml);
+      objects += s.objectCount;
+    }
   } else {
-    const out = resolve(opts.output);
-    const result = writeDist(out, sets);
-    const objects = sets.reduce((n, s) => n + s.objects.length, 0);
-    process.stderr.write(`${sets.length} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
+    const sets = renderAll(composition);
+    if (opts.stdout) {
+      process.stdout.write(allObjectsYaml(sets));
+      return EXIT_OK;
+    }
+    files = distFiles(sets);
+    objects = sets.reduce((n, s) => n + s.objects.length, 0);
   }
+  if (opts.stdout) {
+    for (const content of files.values()) process.stdout.write(content);
+    return EXIT_OK;
+  }
+  const result = writeTreeAtomically(resolve(opts.output), files);
+  process.stderr.write(`${files.size} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   return EXIT_OK;
 }

@@ -25,7 +25,13 @@ export interface GitopsApp {
   files: [string, string][];
 }
 
-type SetToFiles = (set: RenderedSet, appName: string) => [string, string][];
+/** What the tree needs of a resource set: its identity, its size, and its files (computed lazily). */
+export interface GitopsSet {
+  unit: { id: string; parent: RenderedSet['unit']['parent'] };
+  objectCount: number;
+}
+
+type SetToFiles = (set: GitopsSet, appName: string) => [string, string][];
 
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
@@ -56,9 +62,9 @@ export function objectSyncWave(kind: string): number {
 }
 
 /** Groups rendered sets into Applications small enough for Argo CD's status to stay well below etcd's limits. */
-export function groupApplications(sets: readonly RenderedSet[], maxObjects: number, toFiles: SetToFiles): GitopsApp[] {
+export function groupApplications(sets: readonly GitopsSet[], maxObjects: number, toFiles: SetToFiles): GitopsApp[] {
   const apps: GitopsApp[] = [];
-  const byNamespace = new Map<string, RenderedSet[]>();
+  const byNamespace = new Map<string, GitopsSet[]>();
   for (const set of sets) {
     const p = set.unit.parent;
     const single = (name: string, folder: string, syncWave: number) => apps.push({ name, folder, syncWave, files: toFiles(set, name) });
@@ -72,15 +78,15 @@ export function groupApplications(sets: readonly RenderedSet[], maxObjects: numb
   }
   for (const [ns, list] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : 1))) {
     // Instances in name order, packed into chunks of at most maxObjects objects.
-    const chunks: RenderedSet[][] = [[]];
+    const chunks: GitopsSet[][] = [[]];
     let count = 0;
     for (const set of list) {
-      if (count + set.objects.length > maxObjects && chunks[chunks.length - 1].length > 0) {
+      if (count + set.objectCount > maxObjects && chunks[chunks.length - 1].length > 0) {
         chunks.push([]);
         count = 0;
       }
       chunks[chunks.length - 1].push(set);
-      count += set.objects.length;
+      count += set.objectCount;
     }
     chunks.forEach((chunk, i) => {
       const suffix = chunks.length > 1 ? `-${i + 1}` : '';
@@ -164,8 +170,9 @@ function renderChart(build: (app: App) => { toJson(): unknown[] }): KubeObject[]
   return build(new App()).toJson() as KubeObject[];
 }
 
-interface SetFiles {
+export interface SetFiles {
   files: [name: string, content: string][];
+  /** SECRETS.md rows (namespace, name, keys) of the Secrets left out; the Application is added later. */
   expectedSecrets: string[];
 }
 
@@ -174,18 +181,27 @@ interface SetFiles {
  * what it wrote per rendered set and per Application, so watch mode re-emits only what changed.
  */
 export class GitopsTreeBuilder {
-  private readonly perSet = new WeakMap<RenderedSet, SetFiles>();
+  // Keyed by the set's unit, which stays the same object while its set is not re-rendered.
+  private readonly perSet = new WeakMap<object, SetFiles>();
+  private readonly objectsOf = new WeakMap<object, RenderedSet>();
   private readonly appYaml = new Map<string, [string, string]>();
 
   constructor(private readonly config: ComposerConfig) {}
 
+  /** The tree of rendered sets. */
   files(sets: readonly RenderedSet[]): Map<string, string> {
+    for (const set of sets) this.objectsOf.set(set.unit, set);
+    return this.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
+  }
+
+  /** The tree of sets whose files are known already (primed) or whose objects were given to files(). */
+  filesOf(sets: readonly GitopsSet[]): Map<string, string> {
     const config = this.config;
     const files = new Map<string, string>();
     const expected: string[] = [];
     const apps = groupApplications(sets, config.gitopsMaxObjectsPerApp, (set, app) => {
-      const sf = this.setFiles(set, app);
-      expected.push(...sf.expectedSecrets);
+      const sf = this.setFiles(set);
+      expected.push(...sf.expectedSecrets.map((row) => `${row} ${app} |`));
       return sf.files;
     });
     const base = config.gitopsPath.replace(/\/+$/, '');
@@ -214,16 +230,29 @@ export class GitopsTreeBuilder {
     return files;
   }
 
-  private setFiles(set: RenderedSet, appName: string): SetFiles {
-    let sf = this.perSet.get(set);
+  /** The files of one rendered set (render workers compute them this way). */
+  setFilesOf(set: RenderedSet): SetFiles {
+    this.objectsOf.set(set.unit, set);
+    return this.setFiles({ unit: set.unit, objectCount: set.objects.length });
+  }
+
+  /** Uses files computed elsewhere (a render worker) for a set's unit. */
+  prime(unit: object, files: SetFiles): void {
+    this.perSet.set(unit, files);
+  }
+
+  private setFiles(set: GitopsSet): SetFiles {
+    let sf = this.perSet.get(set.unit);
     if (!sf) {
+      const rendered = this.objectsOf.get(set.unit);
+      if (!rendered) throw new Error(`no objects or files for resource set ${set.unit.id}`);
       sf = { files: [], expectedSecrets: [] };
-      for (const obj of set.objects) {
+      for (const obj of rendered.objects) {
         const out = gitopsObject(structuredClone(obj), this.config);
         if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
-        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} | ${appName} |`);
+        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
       }
-      this.perSet.set(set, sf);
+      this.perSet.set(set.unit, sf);
     }
     return sf;
   }
