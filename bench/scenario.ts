@@ -11,6 +11,14 @@ import type { KubeObject } from '../src/api/types.ts';
 import { compose, renderUnit } from '../src/compose/compose.ts';
 import { defaultConfig } from '../src/config/config.ts';
 import { planInstance } from '../src/model/instance-plan.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyFileChanges } from '../src/cli/gitops.ts';
+import { LabSession } from '../src/cli/lab-session.ts';
+import { renderAll } from '../src/compose/compose.ts';
+import { writeTreeAtomically } from '../src/sinks/atomic-tree.ts';
+import { gitopsFiles, GitopsTreeBuilder } from '../src/sinks/gitops.ts';
 import { objectsToYaml } from '../src/sinks/yaml-emitter.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 
@@ -82,6 +90,48 @@ if (scenario === 'render') {
   result.jsYaml = time(() => objs.map((o) => jsYaml.dump(o, { noRefs: true, lineWidth: -1 })).join('---\n'));
   result.yamlPackage = time(() => objs.map((o) => stringify(o)).join('---\n'));
   result.json = time(() => objs.map((o) => JSON.stringify(o)).join('\n'));
+} else if (scenario === 'gitops') {
+  // Full gitops tree of the lab: compose, render, Argo CD layout, emit (in memory: disk speed aside).
+  const t0 = performance.now();
+  const sets = renderAll(compose(inv, config));
+  const files = gitopsFiles(sets, config);
+  result.wallMs = Math.round(performance.now() - t0);
+  result.files = files.size;
+} else if (scenario === 'watch') {
+  // One changed Instance in watch mode on a lab written as one file per tenant namespace.
+  const dir = mkdtempSync(join(tmpdir(), 'crownlabs-bench-watch-'));
+  const byFile = new Map<string, unknown[]>();
+  for (const o of generateLab(size)) {
+    const f = o.kind === 'Instance' ? `instances-${o.metadata.namespace}.yaml` : `${o.kind.toLowerCase()}s.yaml`;
+    byFile.set(f, [...(byFile.get(f) ?? []), o]);
+  }
+  for (const [f, objs] of byFile) writeFileSync(join(dir, f), objs.map((o) => jsYaml.dump(o)).join('---\n'));
+  const session = new LabSession([dir], config, dir);
+  const builder = new GitopsTreeBuilder(config);
+  const out = join(dir, '..', `${dir.split('/').pop()}-gitops`);
+  const t0 = performance.now();
+  session.load();
+  let files = builder.files(session.renderedSets());
+  writeTreeAtomically(out, files);
+  result.initialMs = Math.round(performance.now() - t0);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, `instances-tenant-user-${i * 7}.yaml`);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.includes('running: true') ? text.replace('running: true', 'running: false') : text.replace('running: false', 'running: true'));
+    const t1 = performance.now();
+    const update = session.update([file]);
+    const next = builder.files(session.renderedSets());
+    applyFileChanges(out, files, next);
+    files = next;
+    times.push(performance.now() - t1);
+    if (!update.applied) throw new Error('watch update failed');
+  }
+  times.sort((a, b) => a - b);
+  result.updateMedianMs = Math.round(times[2]);
+  result.updateMaxMs = Math.round(times[4]);
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(out, { recursive: true, force: true });
 } else if (scenario === 'parse') {
   // Reading the lab back from YAML text: parse, validate against the CRDs, default, resolve.
   const text = generateLab(size)
