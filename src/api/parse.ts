@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
+import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { pointerSegments, type Problem } from './problems.ts';
@@ -80,8 +81,48 @@ export function readInputs(paths: readonly string[], cwd = process.cwd()): Parse
   return { objects, problems, files };
 }
 
-/** Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded. */
+/**
+ * Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded.
+ * js-yaml (YAML 1.2 core schema, as the `yaml` package reads it) does the reading, several times
+ * faster; the `yaml` package, which keeps source positions, parses the file again only when a
+ * problem needs a line number, or when js-yaml cannot read it (to report the YAML error well).
+ */
 export function parseInputText(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
+  let values: unknown[];
+  try {
+    values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
+  } catch {
+    return parseInputTextWithPositions(text, file);
+  }
+  const objects: SourcedObject[] = [];
+  const problems: Problem[] = [];
+  let positioned: { docs: Document[]; lineCounter: LineCounter } | undefined;
+  const docAt = (i: number) => {
+    if (!positioned) {
+      const lineCounter = new LineCounter();
+      const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+      positioned = { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
+    }
+    // Both readers count documents alike; if they ever disagree, report without a line.
+    return positioned.docs.length === values.length ? { doc: positioned.docs[i], lineCounter: positioned.lineCounter } : undefined;
+  };
+  values.forEach((value, i) => {
+    if (value === null || value === undefined) return;
+    const document = i + 1;
+    const locateIn = (prefix: (string | number)[]) => (pointer: string) => {
+      const at = docAt(i);
+      return at ? locate(at.doc, at.lineCounter, [...prefix, ...pointerSegments(pointer)]) : undefined;
+    };
+    if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
+      value.items.forEach((item, j) => checkObject(item, { file, document, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
+      return;
+    }
+    checkObject(value, { file, document, locate: locateIn([]) }, problems, objects);
+  });
+  return { objects, problems };
+}
+
+function parseInputTextWithPositions(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   const lineCounter = new LineCounter();
