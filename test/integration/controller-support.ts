@@ -196,6 +196,32 @@ export async function liveOf(o: { apiVersion: string; kind: string; metadata: { 
   return getObject<KubeObject>({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } });
 }
 
+/**
+ * Deletes a namespace. The test cluster runs no PVC-protection controller, so the
+ * `kubernetes.io/pvc-protection` finalizer of its PVCs is removed first (else it stays Terminating).
+ */
+export async function deleteNamespaceWithPvcs(ns: string): Promise<void> {
+  const c = rest();
+  try {
+    await c.request('DELETE', `/api/v1/namespaces/${ns}`);
+  } catch {
+    /* gone */
+  }
+  await releasePvcs(ns);
+}
+
+export async function releasePvcs(ns: string): Promise<void> {
+  const c = rest();
+  try {
+    const list = await c.request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims`);
+    for (const pvc of list.items ?? []) {
+      await c.request('PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/${pvc.metadata.name}`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
+    }
+  } catch {
+    /* no namespace */
+  }
+}
+
 /** Removes finalizers and deletes the lab's cluster-scoped inputs and namespaces. */
 export async function cleanupLab(l: Lab): Promise<void> {
   const c = rest();
@@ -211,11 +237,5 @@ export async function cleanupLab(l: Lab): Promise<void> {
       /* gone */
     }
   }
-  for (const ns of [l.tenantNs, l.workspaceNs, `sandbox-${l.shard}-alice`, `tenant-${l.shard}-bob`, `${l.shard}-mydrive`]) {
-    try {
-      await c.request('DELETE', `/api/v1/namespaces/${ns}`);
-    } catch {
-      /* gone */
-    }
-  }
+  for (const ns of [l.tenantNs, l.workspaceNs, `sandbox-${l.shard}-alice`, `tenant-${l.shard}-bob`, `${l.shard}-mydrive`]) await deleteNamespaceWithPvcs(ns);
 }
