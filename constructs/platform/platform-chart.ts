@@ -1,0 +1,28 @@
+import { Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
+import { SharedClusterRoles } from './shared-cluster-roles.ts';
+
+/** Labels of every platform object: who manages it, and what it is part of. */
+export const PLATFORM_LABELS = {
+  'app.kubernetes.io/managed-by': 'crownlabs-composer',
+  'app.kubernetes.io/part-of': 'crownlabs',
+} as const;
+
+export interface PlatformChartProps {
+  /** Name of the sandbox ClusterRole (config `sandboxClusterRole`). Default `crownlabs-sandbox`. */
+  readonly sandboxClusterRole?: string;
+  /** Extra labels on every object (ours: parent and manager). */
+  readonly chartLabels?: Record<string, string>;
+}
+
+/**
+ * What the platform needs before any Workspace or Tenant set is applied: for now the shared
+ * ClusterRoles of SPEC §3, which upstream ships in its Helm chart and we render ourselves.
+ */
+export class PlatformChart extends Chart {
+  constructor(scope: Construct, id: string, props: PlatformChartProps = {}) {
+    // No chart namespace: every object here is cluster-scoped.
+    super(scope, id, { labels: { ...props.chartLabels, ...PLATFORM_LABELS }, disableResourceNameHashes: true });
+    new SharedClusterRoles(this, 'cluster-roles', { sandboxClusterRole: props.sandboxClusterRole });
+  }
+}

@@ -1,0 +1,87 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+
+const CROWNLABS = 'crownlabs.polito.it';
+
+/** Every verb on a resource, the collection delete included (what the upstream chart grants). */
+export const ALL_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
+const READ_VERBS = ['get', 'list', 'watch'];
+
+/** The names of the ClusterRoles of SPEC §3, bound by the Workspace and Tenant sets. */
+export const SHARED_CLUSTER_ROLES = {
+  manageInstances: 'crownlabs-manage-instances',
+  viewTemplates: 'crownlabs-view-templates',
+  manageTemplates: 'crownlabs-manage-templates',
+  manageTenants: 'crownlabs-manage-tenants',
+  sandbox: 'crownlabs-sandbox',
+} as const;
+
+export interface SharedClusterRolesProps {
+  /** Labels of every ClusterRole (the chart adds ours). */
+  readonly labels?: Record<string, string>;
+  /** Name of the sandbox ClusterRole (`--sandbox-cluster-role`). Default `crownlabs-sandbox`. */
+  readonly sandboxClusterRole?: string;
+}
+
+/**
+ * The ClusterRoles that the tenant-operator's bindings refer to but never creates (SPEC §3; upstream
+ * ships them in the `deploy/crownlabs` chart):
+ *
+ * - `crownlabs-manage-instances`: Instances, and their status, every verb. Bound per tenant namespace
+ *   (SPEC §5.4 row 3) and, cluster-wide, to the managers of each workspace (SPEC §4.2 row 2).
+ * - `crownlabs-view-templates` / `crownlabs-manage-templates`: read / every verb on Templates, bound
+ *   in `workspace-<ws>` to the workspace's users / managers (SPEC §4.2 rows 3–4).
+ * - `crownlabs-manage-tenants`: read, create and edit Tenants, never delete (SPEC §4.2 row 5).
+ * - `crownlabs-sandbox`: namespaced edit rights for a tenant's sandbox (SPEC §5.5): workloads,
+ *   their configuration and networking, Roles and RoleBindings, and read-only metrics.
+ */
+export class SharedClusterRoles extends Construct {
+  constructor(scope: Construct, id: string, props: SharedClusterRolesProps = {}) {
+    super(scope, id);
+    const role = (cid: string, name: string, rules: k8s.PolicyRule[]) =>
+      new k8s.KubeClusterRole(this, cid, { metadata: { name, labels: props.labels }, rules });
+
+    role('manage-instances', SHARED_CLUSTER_ROLES.manageInstances, [
+      { apiGroups: [CROWNLABS], resources: ['instances', 'instances/status'], verbs: [...ALL_VERBS] },
+    ]);
+    role('view-templates', SHARED_CLUSTER_ROLES.viewTemplates, [{ apiGroups: [CROWNLABS], resources: ['templates'], verbs: READ_VERBS }]);
+    role('manage-templates', SHARED_CLUSTER_ROLES.manageTemplates, [{ apiGroups: [CROWNLABS], resources: ['templates'], verbs: [...ALL_VERBS] }]);
+    role('manage-tenants', SHARED_CLUSTER_ROLES.manageTenants, [
+      { apiGroups: [CROWNLABS], resources: ['tenants'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
+    ]);
+    role('sandbox', props.sandboxClusterRole ?? SHARED_CLUSTER_ROLES.sandbox, [
+      {
+        apiGroups: [''],
+        resources: [
+          'pods',
+          'pods/attach',
+          'pods/exec',
+          'pods/portforward',
+          'pods/proxy',
+          'pods/log',
+          'services',
+          'services/proxy',
+          'endpoints',
+          'configmaps',
+          'secrets',
+          'persistentvolumeclaims',
+          'serviceaccounts',
+          'replicationcontrollers',
+          'replicationcontrollers/scale',
+        ],
+        verbs: [...ALL_VERBS],
+      },
+      { apiGroups: [''], resources: ['events', 'resourcequotas', 'limitranges', 'pods/status'], verbs: READ_VERBS },
+      {
+        apiGroups: ['apps'],
+        resources: ['deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale', 'daemonsets', 'controllerrevisions'],
+        verbs: [...ALL_VERBS],
+      },
+      { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: [...ALL_VERBS] },
+      { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: [...ALL_VERBS] },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'networkpolicies'], verbs: [...ALL_VERBS] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: [...ALL_VERBS] },
+      { apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: READ_VERBS },
+    ]);
+  }
+}
