@@ -14,6 +14,8 @@ export interface ApplyOutcome {
   applied: number;
   skipped: number;
   pruned: number;
+  /** Rendered objects whose live object is being deleted: re-created once gone. */
+  terminating: number;
   /** Errors by object (`Kind/ns/name`): the set is applied fail-fast:false. */
   errors: { object: string; error: Error }[];
   /** Live objects after apply (server answers), by `Kind/ns/name`. */
@@ -30,7 +32,7 @@ export function withOwner(objects: KubeObject[], owner: CachedObject): KubeObjec
 }
 
 export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
-  const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, errors: [], live: new Map() };
+  const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, terminating: 0, errors: [], live: new Map() };
   const objects = withOwner(rendered, owner);
   const wanted = new Set(objects.map(objectId));
   // Namespaces first: the objects inside them need them.
@@ -38,7 +40,13 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
   for (const obj of ordered) {
     const id = objectId(obj);
     const live = ctx.caches.liveOf(obj);
-    if (live && !live.metadata.deletionTimestamp && liveHoldsRendered(obj, live)) {
+    if (live?.metadata.deletionTimestamp) {
+      // Being deleted (e.g. held by a finalizer): applying cannot stop that, and its DELETED
+      // event enqueues the parent, which then recreates it.
+      out.terminating++;
+      continue;
+    }
+    if (live && liveHoldsRendered(obj, live)) {
       out.skipped++;
       out.live.set(id, live);
       ctx.metrics.writeSkips.inc({ kind: obj.kind });

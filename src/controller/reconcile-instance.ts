@@ -25,6 +25,8 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   let instance = inv.instances.get(`${namespace}/${name}`);
   if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
   const parent: ParentRef = { kind: 'Instance', name, namespace };
+  // SPEC §0.6: an Instance outside the whitelisted namespaces is not this controller's business.
+  if (!whitelisted(ctx, namespace)) return {};
 
   const template = inv.templateOf(instance);
   const tenant = inv.tenantOf(instance);
@@ -34,10 +36,9 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
       ? ['TemplateNotFound', `Template ${tref.namespace}/${tref.name} not found`]
       : ['TenantNotFound', `Tenant ${instance.spec[TENANT_REF].name} not found`];
     await ctx.events.record(live, 'Warning', reason, message);
-    if (whitelisted(ctx, namespace)) await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(message);
   }
-  if (!whitelisted(ctx, namespace)) return {};
 
   // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.
   const labels = instanceOwnLabels(instance, template);

@@ -22,7 +22,7 @@ let convergeMs = 0;
 beforeAll(async () => {
   // A previous run's namespaces must be gone first.
   const labNamespaces = [...new Set([...namespaced.map((o) => o.metadata.namespace!), 'sandbox-jane-smith'])];
-  for (const n of labNamespaces) await releasePvcs(n);
+  for (const n of [...labNamespaces, config.mydrivePvcsNamespace]) await releasePvcs(n);
   await waitFor(async () => (await Promise.all(labNamespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } })))).every((x) => !x), { timeoutMs: 60_000, message: 'old lab namespaces gone' });
   const t0 = Date.now();
   await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
@@ -62,6 +62,7 @@ afterAll(async () => {
     await c.request('DELETE', `/apis/${o.apiVersion}/${o.kind === 'Tenant' ? 'tenants' : 'workspaces'}/${o.metadata.name}`).catch(() => undefined);
   }
   for (const n of new Set([...namespaced.map((o) => o.metadata.namespace!), 'sandbox-jane-smith'])) await deleteNamespaceWithPvcs(n);
+  await releasePvcs(config.mydrivePvcsNamespace);
 });
 
 it('every live object equals what compose renders for the inputs read back from the cluster', async () => {
