@@ -52,6 +52,20 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
     expect(t.status.subscriptions).toEqual({ keycloak: 'Ok' });
   });
 
+  it('a Keycloak failure is reported in status (Failed, not ready) and a Warning Event, then recovers', async () => {
+    kc.failNext({ path: /\/users/, times: Infinity, status: 500 });
+    await patch(tenantRef(l.tenants[0]), { spec: { firstName: 'Alicia' } });
+    await waitFor(async () => (await getObject<any>(tenantRef(l.tenants[0]))).status.subscriptions.keycloak === 'Failed', { message: 'keycloak Failed' });
+    const t = await getObject<any>(tenantRef(l.tenants[0]));
+    expect(t.status.ready).toBe(false);
+    expect(t.status.personalNamespace.created).toBe(true); // the rest of the status is still written
+    const events = await rest().request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: `involvedObject.name=${l.tenants[0]}` } });
+    expect(events.items.some((e: any) => e.type === 'Warning' && /keycloak/.test(e.message))).toBe(true);
+    kc.clearFaults();
+    await waitFor(async () => (await getObject<any>(tenantRef(l.tenants[0]))).status.ready === true, { timeoutMs: 30_000, message: 'recovered after back-off' });
+    expect(kc.findUser('crownlabs', l.tenants[0])?.firstName).toBe('Alicia');
+  });
+
   it('renders mydrive-info from the PV the MyDrive PVC is bound to', async () => {
     const pvName = `${shard}-pv`;
     await create({
