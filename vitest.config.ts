@@ -9,7 +9,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          testTimeout: 20_000,
+          // CLI tests spawn the real binary (~2 s each through tsx); leave room on a busy 2-core machine.
+          testTimeout: 60_000,
         },
       },
       {

@@ -1,12 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { addFormats } from './ajv-formats.ts';
 import type { CrdVersion } from './crd-schemas.ts';
 import { pointerToFieldPath } from './problems.ts';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext resolution.
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 export interface SchemaIssue {
   /** JSON pointer into the object, e.g. `/spec/running`. */

@@ -6,7 +6,7 @@
  * and cached: the KubeVirt schemas are large and most runs never need most kinds.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { addFormats } from '../api/ajv-formats.ts';
 import type { Source } from '../api/parse.ts';
 import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
@@ -14,9 +14,6 @@ import { parentKey, type ParentRef } from '../model/labels.ts';
 import { FORMAT_MESSAGES, isDns1123Label, isDns1123Subdomain, isPathSegmentName, NAME_MESSAGES, registerRules } from './rules.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
-type AddFormats = (ajv: Ajv, formats?: string[]) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 export interface ObjectIssue {
   /** JSON pointer into the object, e.g. `/spec/replicas`. */

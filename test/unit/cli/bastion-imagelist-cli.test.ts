@@ -1,14 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'crownlabs.js');
+import { crownlabs as run, ROOT } from '../../support/cli.ts';
 
 function crownlabs(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, KUBECONFIG: '/nonexistent' } });
+  const r = run(args, ROOT, { KUBECONFIG: '/nonexistent' });
   // Help text wraps at the terminal width: compare with whitespace runs folded.
-  return { code: r.status, stdout: r.stdout.replace(/\s+/g, ' '), stderr: r.stderr };
+  return { ...r, stdout: r.stdout.replace(/\s+/g, ' ') };
 }
 
 describe('§10 crownlabs imagelist flags', () => {

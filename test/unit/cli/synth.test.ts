@@ -3,18 +3,9 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 import { parseAllDocuments } from 'yaml';
 import { listFiles } from '../../../src/sinks/atomic-tree.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'crownlabs.js');
-const LAB = join(ROOT, 'examples', 'lab');
-const CONFIG = join(ROOT, 'examples', 'crownlabs.config.yaml');
-
-function crownlabs(args: string[], cwd = ROOT) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe('crownlabs synth on the example lab', () => {
   it('writes one file per resource set, deterministically', () => {

@@ -1,19 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 import { lab } from '../../support/lab.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const BIN = join(ROOT, 'bin', 'crownlabs.js');
-const LAB = join(ROOT, 'examples', 'lab');
-const CONFIG = join(ROOT, 'examples', 'crownlabs.config.yaml');
-
-function crownlabs(args: string[], cwd = ROOT) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => / error: /.test(l));
