@@ -17,7 +17,7 @@ import { compose, renderAll, type RenderedSet } from '../../src/compose/compose.
 import { loadConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { gitopsFiles } from '../../src/sinks/gitops.ts';
 import { generateLab } from '../support/generate-lab.ts';
-import { adminKubeConfigPath, ApiError, apiError, createObject, deleteNamespace, dryRunCreate, isSchemaRejection, serverSideApply, type KubeObject } from './cluster.ts';
+import { adminKubeConfigPath, ApiError, apiError, createObject, deleteNamespace, dryRunCreate, getObject, isSchemaRejection, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 
 /** Requests in flight at once: enough to keep the API server busy, few enough not to starve it. */
 const CONCURRENCY = 16;
@@ -142,14 +142,23 @@ beforeAll(async () => {
     if (object.metadata.namespace) namespaces.add(object.metadata.namespace);
     if (object.kind === 'Namespace' && object.apiVersion === 'v1') namespaces.add(object.metadata.name);
   }
-  await pool([...namespaces], CONCURRENCY, async (name) => {
-    try {
-      await createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'crownlabs-composer-test': 'server-side-validation' } } });
-      createdNamespaces.push(name);
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
-    }
-  });
+  // On a kept cluster a namespace of the previous run may still be terminating: wait for it to go.
+  await pool([...namespaces], CONCURRENCY, (name) =>
+    waitFor(
+      async () => {
+        try {
+          await createObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'crownlabs-composer-test': 'server-side-validation' } } });
+          createdNamespaces.push(name);
+          return true;
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 409)) throw e;
+          const live = await getObject<any>({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+          return live !== undefined && !live.metadata.deletionTimestamp;
+        }
+      },
+      { timeoutMs: 120_000, message: `namespace ${name}` },
+    ),
+  );
 }, 300_000);
 
 afterAll(async () => {
