@@ -185,6 +185,7 @@ export class GitopsTreeBuilder {
   private readonly perSet = new WeakMap<object, SetFiles>();
   private readonly objectsOf = new WeakMap<object, RenderedSet>();
   private readonly appYaml = new Map<string, [string, string]>();
+  private kustomizations = new Map<string, string>();
 
   constructor(private readonly config: ComposerConfig) {}
 
@@ -208,7 +209,7 @@ export class GitopsTreeBuilder {
     const appFiles: string[] = [];
     for (const app of apps) {
       for (const [name, content] of app.files) files.set(`${app.folder}/${name}`, content);
-      files.set(`${app.folder}/kustomization.yaml`, kustomization(app.files.map(([name]) => name)));
+      files.set(`${app.folder}/kustomization.yaml`, this.kustomizationOf(app.files.map(([name]) => name)));
       const [name, yaml] = this.applicationYaml(app.name, `${base}/${app.folder}`, app.syncWave);
       files.set(`apps/${name}`, yaml);
       appFiles.push(name);
@@ -228,6 +229,18 @@ export class GitopsTreeBuilder {
     for (const o of rootObjects) files.set(`root/${objectFileName(o)}`, objectToYaml(o));
     files.set('SECRETS.md', secretsReadme(config, expected));
     return files;
+  }
+
+  /** A folder's kustomization, remembered: in watch mode most folders keep the same files. */
+  private kustomizationOf(names: string[]): string {
+    const key = names.join('\n');
+    let yaml = this.kustomizations.get(key);
+    if (yaml === undefined) {
+      if (this.kustomizations.size > 100_000) this.kustomizations = new Map();
+      yaml = kustomization(names);
+      this.kustomizations.set(key, yaml);
+    }
+    return yaml;
   }
 
   /** The files of one rendered set (render workers compute them this way). */
