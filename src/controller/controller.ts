@@ -38,6 +38,8 @@ export interface ControllerOptions {
   logger?: Logger;
   keycloak?: KeycloakClient;
   onRequest?: (r: RequestRecord) => void;
+  /** Called after every reconcile with its key and outcome (tests, tracing). */
+  onReconcile?: (key: string, outcome: 'success' | 'error') => void;
   now?: () => number;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
@@ -148,9 +150,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
       else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
       else result = {};
       metrics.reconciles.inc({ kind, result: 'success' });
+      options.onReconcile?.(key, 'success');
       return result;
     } catch (e) {
       metrics.reconciles.inc({ kind, result: 'error' });
+      options.onReconcile?.(key, 'error');
       metrics.errors.inc({ kind, reason: 'reconcile' });
       throw e;
     } finally {

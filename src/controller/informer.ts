@@ -47,6 +47,7 @@ export function cacheKey(obj: { metadata: { name: string; namespace?: string } }
 export class Informer {
   readonly store = new Map<string, CachedObject>();
   private readonly byParent = new Map<string, Set<string>>();
+  private readonly indexers = new Map<string, { fn: (o: CachedObject) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandler[] = [];
   private resourceVersion = '';
   private watchHandle?: WatchHandle;
@@ -80,6 +81,17 @@ export class Informer {
   /** Objects labelled with a parent id (the index, not a scan). */
   byParentId(id: string): CachedObject[] {
     return [...(this.byParent.get(id) ?? [])].map((k) => this.store.get(k)!).filter(Boolean);
+  }
+
+  /** Adds a secondary index (e.g. Instances by Template); add before `start()`. */
+  addIndex(name: string, fn: (o: CachedObject) => string[]): void {
+    this.indexers.set(name, { fn, map: new Map() });
+  }
+
+  byIndex(name: string, value: string): CachedObject[] {
+    const idx = this.indexers.get(name);
+    if (!idx) throw new Error(`no index ${name} on ${this.id}`);
+    return [...(idx.map.get(value) ?? [])].map((k) => this.store.get(k)!).filter(Boolean);
   }
 
   list(): CachedObject[] {
@@ -218,7 +230,15 @@ export class Informer {
     const old = this.store.get(key);
     const oldId = old?.metadata.labels?.[COMPOSER.parentIdLabel];
     if (oldId) this.byParent.get(oldId)?.delete(key);
+    if (old) this.unindex(key, old);
     this.store.set(key, obj);
+    for (const { fn, map } of this.indexers.values()) {
+      for (const v of fn(obj)) {
+        let set = map.get(v);
+        if (!set) map.set(v, (set = new Set()));
+        set.add(key);
+      }
+    }
     const id = obj.metadata.labels?.[COMPOSER.parentIdLabel];
     if (id) {
       let set = this.byParent.get(id);
@@ -227,10 +247,21 @@ export class Informer {
     }
   }
 
+  private unindex(key: string, old: CachedObject): void {
+    for (const { fn, map } of this.indexers.values()) {
+      for (const v of fn(old)) {
+        const set = map.get(v);
+        set?.delete(key);
+        if (set?.size === 0) map.delete(v);
+      }
+    }
+  }
+
   private delete(key: string): void {
     const old = this.store.get(key);
     const id = old?.metadata.labels?.[COMPOSER.parentIdLabel];
     if (id) this.byParent.get(id)?.delete(key);
+    if (old) this.unindex(key, old);
     this.store.delete(key);
   }
 

@@ -118,25 +118,31 @@ function whitelisted(ctx: ControllerContext, namespace: string): boolean {
 /** Keys of the Instances a change of an input object concerns (Template, Tenant, Namespace, Secret). */
 export function watchInstances(caches: Caches, enqueue: (key: string) => void): void {
   const instanceKey = (o: { metadata: { namespace?: string; name: string } }) => `Instance/${o.metadata.namespace}/${o.metadata.name}`;
+  const spec = (o: CachedObject) => (o.spec ?? {}) as Partial<Instance['spec']>;
+  // Secondary indexes: the fan-out below never scans the Instance cache.
+  caches.instances.addIndex('template', (o) => {
+    const ref = spec(o)[TEMPLATE_REF];
+    return ref?.name ? [`${ref.namespace ?? ''}/${ref.name}`] : [];
+  });
+  caches.instances.addIndex('tenant', (o) => {
+    const ref = spec(o)[TENANT_REF];
+    return ref?.name ? [ref.name] : [];
+  });
+  caches.instances.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
   caches.instances.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(instanceKey(obj));
   });
   caches.templates.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
-    for (const inst of caches.instances.list()) {
-      const ref = (inst.spec as Instance['spec'])[TEMPLATE_REF];
-      if (ref?.name === obj.metadata.name && ref.namespace === obj.metadata.namespace) enqueue(instanceKey(inst));
-    }
+    for (const inst of caches.instances.byIndex('template', `${obj.metadata.namespace}/${obj.metadata.name}`)) enqueue(instanceKey(inst));
   });
   caches.tenants.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
-    for (const inst of caches.instances.list()) {
-      if ((inst.spec as Instance['spec'])[TENANT_REF]?.name === obj.metadata.name) enqueue(instanceKey(inst));
-    }
+    for (const inst of caches.instances.byIndex('tenant', obj.metadata.name)) enqueue(instanceKey(inst));
   });
   const byNamespace = (ns: string | undefined) => {
-    for (const inst of caches.instances.list()) if (inst.metadata.namespace === ns) enqueue(instanceKey(inst));
+    for (const inst of caches.instances.byIndex('namespace', ns ?? '')) enqueue(instanceKey(inst));
   };
   caches.namespaces.on((type, obj, old) => {
     if (type === 'update' && old && JSON.stringify(old.metadata.labels) === JSON.stringify(obj.metadata.labels)) return;

@@ -37,7 +37,7 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   // Keep-alive (SPEC §5.3 step 5): a missing lastLogin counts as the zero time.
   const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
   const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + ctx.tenantNsKeepAliveMs;
-  const instanceCount = ctx.caches.instances.list().filter((i) => i.metadata.namespace === personalNs).length;
+  const instanceCount = ctx.caches.instances.byIndex('namespace', personalNs).length;
   const keep = !(ctx.now() > expiresAt && instanceCount === 0);
 
   const parent: ParentRef = { kind: 'Tenant', name };

@@ -5,7 +5,7 @@
  */
 import type { Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
-import { LABEL, type ParentRef } from '../model/labels.ts';
+import type { ParentRef } from '../model/labels.ts';
 import { workspaceNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel } from '../model/tenant-plan.ts';
 import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
@@ -61,12 +61,8 @@ async function deleteWorkspace(ctx: ControllerContext, name: string): Promise<Re
     const res = await ctx.keycloak.deleteWorkspaceRoles(name);
     if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
   }
-  const label = `${LABEL.workspacePrefix}${name}`;
-  for (const t of ctx.caches.tenants.list()) {
+  for (const t of ctx.caches.tenants.byIndex('workspace', name)) {
     const spec = t.spec as Tenant['spec'];
-    const enrolled = (spec.workspaces ?? []).some((w) => w.name === name);
-    if (!(label in (t.metadata.labels ?? {})) && !enrolled) continue;
-    if (!enrolled) continue;
     try {
       await ctx.client.request('PATCH', ctx.client.path(t.apiVersion, 'Tenant', undefined, t.metadata.name), {
         body: { metadata: { resourceVersion: t.metadata.resourceVersion }, spec: { workspaces: (spec.workspaces ?? []).filter((w) => w.name !== name) } },
@@ -82,12 +78,11 @@ async function deleteWorkspace(ctx: ControllerContext, name: string): Promise<Re
 }
 
 export function watchWorkspaces(caches: Caches, enqueue: (key: string) => void): void {
+  caches.tenants.addIndex('workspace', (t) => ((t.spec as Partial<Tenant['spec']> | undefined)?.workspaces ?? []).map((w) => w.name));
   caches.workspaces.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(`Workspace/${obj.metadata.name}`);
     // Tenants enrolled in it: their quota, labels and failingWorkspaces depend on it.
-    for (const t of caches.tenants.list()) {
-      if (((t.spec as Tenant['spec']).workspaces ?? []).some((w) => w.name === obj.metadata.name)) enqueue(`Tenant/${t.metadata.name}`);
-    }
+    for (const t of caches.tenants.byIndex('workspace', obj.metadata.name)) enqueue(`Tenant/${t.metadata.name}`);
   });
 }

@@ -143,12 +143,15 @@ export async function patch(obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metad
 export interface RunningController {
   handle: ControllerHandle;
   requests: RequestRecord[];
+  /** Keys reconciled, in order. */
+  reconciled: string[];
   writes(): RequestRecord[];
 }
 
 /** Starts the controller in-process, counting every request it sends (watches excepted). */
 export async function runController(config: ComposerConfig, options: Partial<ControllerOptions> = {}): Promise<RunningController> {
   const requests: RequestRecord[] = [];
+  const reconciled: string[] = [];
   const handle = await startController({
     kubeConfig: adminKubeConfig(),
     config,
@@ -157,9 +160,10 @@ export async function runController(config: ComposerConfig, options: Partial<Con
     maxConcurrentReconciles: 4,
     logger: pino({ level: process.env.CONTROLLER_LOG ?? 'silent' }),
     onRequest: (r) => requests.push(r),
+    onReconcile: (key) => reconciled.push(key),
     ...options,
   });
-  return { handle, requests, writes: () => requests.filter((r) => r.method !== 'GET') };
+  return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET') };
 }
 
 /** Reads the inputs back from the cluster, the way the controller's caches see them. */
