@@ -8,7 +8,7 @@ import { Inventory } from '../api/inventory.ts';
 import { checkObject, type SourcedObject } from '../api/parse.ts';
 import type { Problem } from '../api/problems.ts';
 import { INPUT_KINDS, type InputKind, type InputObject } from '../api/types.ts';
-import { COMPOSER } from '../model/labels.ts';
+import { COMPOSER, LABEL } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
 import { Informer, type CachedObject, type InformerOptions } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
@@ -61,7 +61,10 @@ export class Caches {
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume' });
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     for (const { apiVersion, kind } of CHILD_KINDS) {
-      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: managed });
+      // VMIs: ours and those KubeVirt creates from a persistent VM (SPEC §7.1: mapped by the
+      // `crownlabs.polito.it/instance` label, which both carry).
+      const selector = kind === 'VirtualMachineInstance' ? LABEL.instance : managed;
+      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector });
       this.children.set(`${apiVersion}/${kind}`, inf);
     }
   }

@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
-import { COMPOSER } from '../model/labels.ts';
+import { COMPOSER, LABEL } from '../model/labels.ts';
 import { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { EventRecorder } from './events.ts';
@@ -109,6 +109,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
       const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
       if (parent && /^(Instance|Tenant|Workspace)\//.test(parent)) enqueue(parent);
+      else if (obj.kind === 'VirtualMachineInstance' && obj.metadata.labels?.[LABEL.instance]) {
+        enqueue(`Instance/${obj.metadata.namespace}/${obj.metadata.labels[LABEL.instance]}`);
+      }
     });
   }
 

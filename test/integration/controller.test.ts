@@ -251,6 +251,24 @@ describe('controller: failures and selection', () => {
     }
   });
 
+  it('a KubeVirt-created VMI of a persistent VM is watched: quota exhaustion shows as ResourceQuotaExceeded', async () => {
+    const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } };
+    await patch(vm, { status: { printableStatus: 'Starting', ready: false } }, 'status');
+    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Starting', { message: 'pvm-1 Starting' });
+    // What virt-controller would create from the VM template (selector labels, no composer labels).
+    await create({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'pvm-1', namespace: l.tenantNs, labels: { 'crownlabs.polito.it/instance': 'pvm-1', 'crownlabs.polito.it/template': 'pvm', 'crownlabs.polito.it/tenant': l.tenants[0] } },
+      spec: { domain: { devices: {}, memory: { guest: '1Gi' } } },
+    });
+    await patch({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'pvm-1', namespace: l.tenantNs } }, {
+      status: { conditions: [{ type: 'Synchronized', status: 'False', reason: 'FailedCreate', message: 'pods "virt-launcher" is forbidden: exceeded quota: crownlabs-resource-quota' }] },
+    });
+    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'ResourceQuotaExceeded', { message: 'pvm-1 ResourceQuotaExceeded' });
+    await rest().request('DELETE', `/apis/kubevirt.io/v1/namespaces/${l.tenantNs}/virtualmachineinstances/pvm-1`);
+  });
+
   it('running=false stops a persistent VM (spec.running) and releases an ephemeral VMI', async () => {
     await patch(inst('pvm-1'), { spec: { running: false } });
     await patch(inst('vm-1'), { spec: { running: false } });
