@@ -86,7 +86,7 @@ export interface WatchHandle {
 
 export class KubeClient {
   readonly server: string;
-  private readonly agentOptions: Promise<https.RequestOptions>;
+  private credentials?: { at: number; promise: Promise<https.RequestOptions> };
   private readonly limiter: TokenBucket;
 
   constructor(
@@ -97,11 +97,24 @@ export class KubeClient {
     if (!server) throw new Error('kubeconfig has no current cluster');
     this.server = server;
     this.limiter = new TokenBucket(options.qps ?? 100, Math.max(1, options.burst ?? 100));
-    this.agentOptions = (async () => {
-      const o: https.RequestOptions = { headers: {} };
-      await kubeConfig.applyToHTTPSOptions(o);
-      return o;
-    })();
+  }
+
+  /**
+   * TLS material and credentials, re-read every minute: an in-cluster ServiceAccount token is a
+   * file the kubelet rotates, and exec/OIDC credentials expire.
+   */
+  private get agentOptions(): Promise<https.RequestOptions> {
+    const now = Date.now();
+    if (!this.credentials || now - this.credentials.at > 60_000) {
+      const promise = (async () => {
+        const o: https.RequestOptions = { headers: {} };
+        await this.kubeConfig.applyToHTTPSOptions(o);
+        return o;
+      })();
+      this.credentials = { at: now, promise };
+      promise.catch(() => (this.credentials = undefined));
+    }
+    return this.credentials.promise;
   }
 
   resource(apiVersion: string, kind: string): KindResource {
