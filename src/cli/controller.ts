@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { startController } from '../controller/controller.ts';
+import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { loadKubeConfig } from './kube.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_USAGE, reportProblems } from './report.ts';
@@ -46,9 +47,31 @@ export function registerController(program: Command): void {
     try {
       keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
       resync = parseDuration(String(opts.resyncPeriod));
+      for (const [flag, value, min] of [
+        ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
+        ['--client-qps', opts.clientQps, 0],
+        ['--client-max-burst', opts.clientMaxBurst, 1],
+      ] as const) {
+        const n = Number(value);
+        if (!Number.isFinite(n) || n < min) throw new Error(`${flag} must be a number ≥ ${min}, not "${String(value)}"`);
+      }
     } catch (e) {
       process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
       process.exitCode = EXIT_USAGE;
+      return;
+    }
+    const kcProblems = validateKeycloakConfig({
+      url: config.keycloakUrl,
+      loginRealm: config.keycloakLoginRealm,
+      targetRealm: config.keycloakTargetRealm,
+      targetClientId: config.keycloakTargetClient,
+      username: config.keycloakUser,
+      password: config.keycloakPassword,
+    });
+    if (kcProblems.length) {
+      // As upstream: an incomplete Keycloak configuration refuses to start (SPEC §2.1).
+      for (const p of kcProblems) process.stderr.write(`crownlabs controller: ${p}\n`);
+      process.exitCode = 1;
       return;
     }
     const log = pino({ name: 'crownlabs-controller' });

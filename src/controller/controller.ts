@@ -83,6 +83,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
       username: options.config.keycloakUser,
       password: options.config.keycloakPassword,
     });
+  // Keep the admin token fresh (SPEC §2.1: checked every 2 minutes) while we run.
+  const stopTokenUpkeep = keycloak && !options.keycloak ? keycloak.startTokenUpkeep() : undefined;
   const ctx: ControllerContext = {
     client,
     caches,
@@ -197,6 +199,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       ready = false;
       if (resyncTimer) clearInterval(resyncTimer);
       caches.stop();
+      stopTokenUpkeep?.();
       await queue.stop();
       await elector?.release();
       await Promise.all([close(health?.server), close(metricsServer?.server)]);
