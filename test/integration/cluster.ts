@@ -119,21 +119,12 @@ export function rest(kc: KubeConfig = adminKubeConfig()): RestClient {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('kubeconfig has no current cluster');
   const discovery = new Map<string, Promise<ApiResource[]>>();
-  // client-node makes a new https.Agent per request (a TLS handshake each time); keep one alive.
-  let agent: Promise<https.Agent> | undefined;
-  const keepAliveAgent = () =>
-    (agent ??= (async () => {
-      const probe: https.RequestOptions = {};
-      await kc.applyToHTTPSOptions(probe);
-      return new https.Agent({ ca: probe.ca, cert: probe.cert, key: probe.key, keepAlive: true, maxSockets: 32 });
-    })());
 
   async function request<T>(method: string, urlPath: string, opts: RequestOptions = {}): Promise<T> {
     const url = new URL(urlPath, server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const reqOpts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     await kc.applyToHTTPSOptions(reqOpts);
-    reqOpts.agent = await keepAliveAgent();
     let payload: string | undefined;
     if (opts.body !== undefined) {
       payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
