@@ -53,6 +53,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
   const renderedTenants = new Map<string, Tenant>();
 
   const wanted = options.only ?? (() => true);
+  const myDriveShare = options.myDriveShare ?? ((t: Tenant) => nfsShareFromConfig(config, t.metadata.name));
 
   for (const workspace of inventory.workspaces.values()) {
     if (!wanted({ kind: 'Workspace', name: workspace.metadata.name })) continue;
@@ -79,7 +80,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     if (!wanted(parent)) continue;
     const { existing } = splitWorkspaces(tenant, inventory.workspaces);
     const quota = tenantQuota(tenant, existing.map((e) => e.workspace), config);
-    const share = options.myDriveShare ? options.myDriveShare(tenant) : nfsShareFromConfig(config, tenant.metadata.name);
+    const share = myDriveShare(tenant);
     const keep = options.keepPersonalNamespace ? options.keepPersonalNamespace(tenant) : true;
     units.push({
       id: `tenants/${tenant.metadata.name}`,
@@ -105,7 +106,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
       continue;
     }
-    const result = planInstance(instance, inventory, config);
+    const result = planInstance(instance, inventory, config, myDriveShare);
     problems.push(...result.problems);
     const plan = result.plan;
     if (!plan) continue;

@@ -98,8 +98,17 @@ export function effectiveEnvironments(instance: Instance, template: Template): E
 
 export type PlanResult = { plan: InstancePlan; problems: Problem[] } | { plan?: undefined; problems: Problem[] };
 
-/** Derives the plan of one Instance, or the problems that prevent rendering it. */
-export function planInstance(instance: Instance, inventory: Inventory, config: ComposerConfig): PlanResult {
+/**
+ * Derives the plan of one Instance, or the problems that prevent rendering it. `tenantShare` is
+ * where the owner's MyDrive share comes from when no `mydrive-info` Secret is known (files:
+ * configuration; controller: the bound PV) — the same source the tenant's set renders it from.
+ */
+export function planInstance(
+  instance: Instance,
+  inventory: Inventory,
+  config: ComposerConfig,
+  tenantShare: (tenant: Tenant) => NfsShare | undefined = (t) => nfsShareFromConfig(config, t.metadata.name),
+): PlanResult {
   const problems: Problem[] = [];
   const src = inventory.sourceOf(instance);
   const about = { file: src?.file, document: src?.document, kind: 'Instance', name: objectKey(instance) };
@@ -128,7 +137,7 @@ export function planInstance(instance: Instance, inventory: Inventory, config: C
   let nfs: NfsShare | undefined;
   if (nfsNeeded) {
     nfs = nfsShareFromSecret(inventory.secrets.get(`${namespace}/${MYDRIVE_INFO_SECRET}`));
-    if (!nfs && namespace === tenantNamespaceName(tenant.metadata.name)) nfs = nfsShareFromConfig(config, tenant.metadata.name);
+    if (!nfs && namespace === tenantNamespaceName(tenant.metadata.name)) nfs = tenantShare(tenant);
     if (!nfs) {
       problems.push({
         severity: 'error',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudInitUserData } from '../../../constructs/instance/cloud-init.ts';
-import { lab, render, testConfig } from '../../support/lab.ts';
+import { compose, renderAll } from '../../../src/compose/compose.ts';
+import { inventoryFrom, lab, render, testConfig } from '../../support/lab.ts';
 
 const UID = '00000000-0000-4000-8000-000000000001';
 const N = 'inst-one';
@@ -281,6 +282,16 @@ describe('§7.4 cloud-init', () => {
     expect(r.problems.filter((p) => p.severity === 'error').map((p) => p.message).join()).toMatch(/mydrive-info/);
   });
 
+  it('takes the owner share from the same source as the tenant set (the controller: the bound PV)', () => {
+    const inv = inventoryFrom(lab({ env: { environmentType: 'VirtualMachine' } }));
+    const unbound = compose(inv, testConfig(), { myDriveShare: () => undefined });
+    expect(unbound.units.some((u) => u.parent.kind === 'Instance')).toBe(false);
+    expect(unbound.problems.some((p) => p.severity === 'error' && /mydrive-info/.test(p.message))).toBe(true);
+    const bound = compose(inv, testConfig({ mydriveNfsServerName: '' }), { myDriveShare: () => ({ server: 'pv.server.cluster', path: '/pv/share' }) });
+    const objects = renderAll(bound).flatMap((s) => s.objects);
+    expect(decode(objects.find((o) => o.kind === 'Secret' && o.metadata.name === N), 'userdata')).toContain('    - - pv.server.cluster:/pv/share\n');
+  });
+
   it('reads the share from a given mydrive-info Secret', () => {
     const secret = JSON.stringify({
       apiVersion: 'v1',
@@ -334,7 +345,7 @@ describe('§7.5 containers', () => {
     ]);
     expect(pod.volumes).toEqual([
       { name: 'persistent', emptyDir: {} },
-      { name: 'mydrive', nfs: { server: 'nfs.example', path: '/export/john-doe-drive', readOnly: false } },
+      { name: 'mydrive', nfs: { server: 'nfs.example', path: '/export/john-doe-drive' } },
     ]);
   });
 
