@@ -6,6 +6,7 @@
  * (fan out to the Instances that use them), Tenants (their Instances), Namespaces (whitelist) and
  * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
  */
+import { myDriveShare } from './reconcile-tenant.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
@@ -59,7 +60,10 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   const key = `${namespace}/${name}`;
-  const composition = compose(inv, ctx.config, { only: (p) => p.kind === 'Instance' && p.namespace === namespace && p.name === name });
+  const composition = compose(inv, ctx.config, {
+    only: (p) => p.kind === 'Instance' && p.namespace === namespace && p.name === name,
+    myDriveShare: (t) => myDriveShare(ctx, t),
+  });
   const unit = composition.units[0];
   if (!unit) {
     const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';

@@ -10,7 +10,7 @@ import type { Instance, Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
 import { COMPOSER, type ParentRef } from '../model/labels.ts';
-import { nfsShareFromVolumeAttributes, type NfsShare } from '../model/mydrive.ts';
+import { nfsShareFromConfig, nfsShareFromVolumeAttributes, type NfsShare } from '../model/mydrive.ts';
 import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
 import { applySet, objectId, writeStatus } from './apply-set.ts';
@@ -97,8 +97,17 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   return keep && left > 0 && instanceCount === 0 ? { requeueAfterMs: Math.min(left + 1000, 2 ** 31 - 1) } : {};
 }
 
-/** The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (SPEC §5.4 row 9). */
-function myDriveShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
+/**
+ * The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (SPEC §5.4 row 9);
+ * until it is bound, the configured share if the operator set one (as when rendering from files).
+ * Tenant and Instance reconciles both use it, so an Instance mounts what its tenant's
+ * mydrive-info says.
+ */
+export function myDriveShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
+  return boundShare(ctx, tenant) ?? nfsShareFromConfig(ctx.config, tenant.metadata.name);
+}
+
+function boundShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
   const pvc = ctx.caches.child('v1', 'PersistentVolumeClaim')?.get(ctx.config.mydrivePvcsNamespace, myDrivePvcName(tenant.metadata.name));
   const status = pvc?.status as { phase?: string } | undefined;
   const volumeName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;

@@ -83,7 +83,7 @@ it('every live object equals what compose renders for the inputs read back from 
   ]) await read(apiVersion, kind, keys(kind));
   await read('v1', 'Namespace', new Set(namespaced.map((o) => o.metadata.namespace!)));
   const { inventory } = Inventory.fromObjects(objects);
-  const sets = renderAll(compose(inventory, config, { myDriveShare: () => undefined }));
+  const sets = renderAll(compose(inventory, config));
   expect(sets.filter((s) => s.unit.parent.kind === 'Instance')).toHaveLength(keys('Instance').size);
   const mismatches: string[] = [];
   let count = 0;
