@@ -3,7 +3,6 @@ import { dirname, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import type { Command } from 'commander';
-import { availableParallelism } from 'node:os';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
@@ -36,7 +35,7 @@ export function registerGitops(program: Command): void {
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs without --watch (1: render in this thread)', String(availableParallelism()));
+    .option('-j, --jobs <n>', 'render threads for large inputs without --watch (default 1; see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
     process.exitCode = await runGitops(opts);
   });

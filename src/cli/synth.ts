@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
-import { availableParallelism } from 'node:os';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
@@ -26,7 +25,7 @@ export function registerSynth(program: Command): void {
     .option('-o, --output <dir>', 'output folder, replaced atomically', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs (1: render in this thread)', String(availableParallelism()));
+    .option('-j, --jobs <n>', 'render threads for large inputs (default 1: on 2 cores from sources, worker start-up costs more than it saves; see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: SynthOptions) => {
     process.exitCode = await runSynth(opts);
   });
