@@ -118,8 +118,8 @@ const KEYWORD_MESSAGES: Record<string, string> = {
   k8sIntOrString: 'must be an integer or a string',
 };
 
-// Keeps one issue per field and keyword, in the order ajv found them.
-function dedupe(issues: SchemaIssue[]): SchemaIssue[] {
+/** One issue per field and message, in the order ajv found them (int-or-string and anyOf repeat). */
+export function dedupe<T extends { pointer: string; message: string }>(issues: T[]): T[] {
   const seen = new Set<string>();
   return issues.filter((i) => {
     const key = `${i.pointer}\0${i.message}`;

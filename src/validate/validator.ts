@@ -7,6 +7,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { addFormats } from '../api/ajv-formats.ts';
+import { dedupe } from '../api/schema-validator.ts';
 import type { Source } from '../api/parse.ts';
 import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
@@ -246,16 +247,7 @@ function toIssue(e: ErrorObject): { pointer: string; message: string } | undefin
   }
 }
 
-// One issue per field and message, in the order found.
-function dedupe(issues: ObjectIssue[]): ObjectIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = `${i.pointer}\0${i.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
+
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
