@@ -1,4 +1,4 @@
-import { App, type Chart } from 'cdk8s';
+import { ApiObject, App, type Chart } from 'cdk8s';
 import { InstanceChart } from '../../constructs/instance/instance-chart.ts';
 import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
 import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
@@ -139,10 +139,23 @@ export function renderUnit(unit: RenderUnit): KubeObject[] {
   const chart = unit.build(app);
   const annotations = composerAnnotations(unit.parent);
   // Key order is left to the emitters: YAML writers sort keys, API requests do not need them sorted.
-  return (chart.toJson() as KubeObject[]).map((obj) => {
+  return (synthesize(chart) as KubeObject[]).map((obj) => {
     obj.metadata.annotations = { ...obj.metadata.annotations, ...annotations };
     return obj;
   });
+}
+
+/**
+ * `chart.toJson()`, minus its App-wide passes when they have nothing to do. Chart.toJson resolves
+ * construct dependencies and runs validations across the whole App before serialising objects in
+ * dependency order; our sets declare neither, and those passes cost ~20% of a render. A set that
+ * does declare one goes through chart.toJson() unchanged.
+ */
+function synthesize(chart: Chart): unknown[] {
+  const nodes = chart.node.findAll();
+  const plain = nodes.every((c) => c.node.dependencies.length === 0 && c.node.validate().length === 0);
+  if (!plain) return chart.toJson();
+  return nodes.filter((c): c is ApiObject => ApiObject.isApiObject(c)).map((o) => o.toJson());
 }
 
 export interface RenderedSet {
