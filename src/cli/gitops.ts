@@ -7,7 +7,7 @@ import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
 import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { LabSession } from './lab-session.ts';
@@ -128,12 +128,10 @@ async function renderTreeInWorkers(
   const composition = compose(inventory, config);
   if (reportProblems([...problems, ...composition.problems], quiet)) return 'invalid';
   if (composition.units.length < PARALLEL_THRESHOLD) return undefined;
-  const done = new Map((await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs)).map((s) => [s.id, s]));
-  const sets = composition.units.map((unit) => {
-    const s = done.get(unit.id);
-    if (!s?.gitops) throw new Error(`render worker lost resource set ${unit.id}`);
-    builder.prime(unit, s.gitops);
-    return { unit, objectCount: s.objectCount };
+  const rendered = inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs));
+  const sets = composition.units.map((unit, i) => {
+    builder.prime(unit, rendered[i].gitops!);
+    return { unit, objectCount: rendered[i].objectCount };
   });
   return builder.filesOf(sets);
 }

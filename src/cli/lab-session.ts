@@ -4,7 +4,7 @@ import { Inventory } from '../api/inventory.ts';
 import { expandInputPaths, parseInputText, type SourcedObject } from '../api/parse.ts';
 import { hasErrors, type Problem } from '../api/problems.ts';
 import { objectKey } from '../api/types.ts';
-import { compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
+import { compareUnits, compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
 
@@ -112,8 +112,7 @@ export class LabSession {
   }
 
   private replaceSets(sets: Map<string, RenderedSet>): void {
-    const order: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2 };
-    const sorted = [...sets.values()].sort((a, b) => order[a.unit.parent.kind] - order[b.unit.parent.kind] || (a.unit.id < b.unit.id ? -1 : a.unit.id > b.unit.id ? 1 : 0));
+    const sorted = [...sets.values()].sort((a, b) => compareUnits(a.unit, b.unit));
     this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
     this.dependents = new Map();
     for (const set of sorted) {

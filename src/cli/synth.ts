@@ -4,7 +4,7 @@ import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
-import { PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 
@@ -43,12 +43,9 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
   let objects = 0;
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     // Large inputs: the same composition, split over threads; files come back in composition order.
-    const done = new Map((await renderInWorkers(inventory.allObjects(), config, 'synth', jobs)).map((s) => [s.id, s]));
     files = new Map();
-    for (const unit of composition.units) {
-      const s = done.get(unit.id);
-      if (!s?.yaml) throw new Error(`render worker lost resource set ${unit.id}`);
-      files.set(`${unit.id}.yaml`, s.yaml);
+    for (const s of inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'synth', jobs))) {
+      files.set(`${s.id}.yaml`, s.yaml!);
       objects += s.objectCount;
     }
   } else {

@@ -42,6 +42,11 @@ export interface Composition {
 
 const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2 };
 
+/** The order sets are rendered and written in: workspaces, tenants, instances, each by id. */
+export function compareUnits(a: Pick<RenderUnit, 'id' | 'parent'>, b: Pick<RenderUnit, 'id' | 'parent'>): number {
+  return KIND_ORDER[a.parent.kind] - KIND_ORDER[b.parent.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 /** Decides which resource sets exist and how each is built. Pure: no I/O, clock or randomness. */
 export function compose(inventory: Inventory, config: ComposerConfig, options: ComposeOptions = {}): Composition {
   const units: RenderUnit[] = [];
@@ -129,7 +134,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     });
   }
 
-  units.sort((a, b) => KIND_ORDER[a.parent.kind] - KIND_ORDER[b.parent.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  units.sort(compareUnits);
   return { units, problems };
 }
 

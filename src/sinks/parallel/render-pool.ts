@@ -60,3 +60,13 @@ export async function renderInWorkers(objects: InputObject[], config: ComposerCo
   );
   return (await Promise.all(runs)).flat();
 }
+
+/** Worker results lined up with the composition's units; a missing set is a bug, not an input error. */
+export function inUnitOrder(units: readonly { id: string }[], sets: readonly WorkerSet[]): WorkerSet[] {
+  const byId = new Map(sets.map((s) => [s.id, s]));
+  return units.map((unit) => {
+    const s = byId.get(unit.id);
+    if (!s) throw new Error(`render worker lost resource set ${unit.id}`);
+    return s;
+  });
+}
