@@ -1,0 +1,121 @@
+import https from 'node:https';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import fastJsonPatch from 'fast-json-patch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../../../src/api/types.ts';
+import { MUTATE_PATH, startWebhookServer, VALIDATE_PATH, type WebhookServer } from '../../../src/webhooks/server.ts';
+import { makeServingCert, type ServingCert } from '../../support/tls.ts';
+
+const K = 'crownlabs.polito.it/operator-selector';
+
+function post(port: number, ca: string, urlPath: string, body: string, contentType = 'application/json', method = 'POST') {
+  return new Promise<{ code: number; text: string }>((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path: urlPath, method, ca, agent: false, headers: { 'Content-Type': contentType } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const tenant = (name: string, labels?: Record<string, string>): Tenant => ({
+  apiVersion: 'crownlabs.polito.it/v1alpha2',
+  kind: 'Tenant',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  spec: { firstName: 'A', lastName: 'B', email: 'a@b.c', createSandbox: false },
+});
+const admissionReview = (request: Record<string, unknown>) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+
+describe('SPEC §2.1 webhook server: HTTPS on the cert dir, upstream paths', () => {
+  let dir: string;
+  let certDir: string;
+  let first: ServingCert;
+  let server: WebhookServer;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'wh-server-'));
+    certDir = path.join(dir, 'certs');
+    first = await makeServingCert(path.join(dir, 'ca1'), certDir);
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      certDir,
+      targetLabel: { key: K, value: 'prod' },
+      baseWorkspaces: ['utilities'],
+      bypassGroups: ['system:masters'],
+      getTenant: async (name) => {
+        throw new Error(`tenant ${name} not found`);
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the mutating path answers an AdmissionReview with a JSON patch', async () => {
+    const object = tenant('ada');
+    const res = await post(server.port, first.caPem, MUTATE_PATH, admissionReview({ uid: 'u1', name: 'ada', operation: 'CREATE', userInfo: { username: 'ada' }, object }));
+    expect(res.code).toBe(200);
+    const body = JSON.parse(res.text);
+    expect(body).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u1', allowed: true, patchType: 'JSONPatch' } });
+    const out = fastJsonPatch.applyPatch(object, JSON.parse(Buffer.from(body.response.patch, 'base64').toString()), true, false).newDocument;
+    expect(out.metadata.labels).toEqual({ [K]: 'prod' });
+    expect(out.spec.workspaces).toEqual([{ name: 'utilities', role: 'user' }]);
+  });
+
+  it('the validating path answers with the decision (here: 400, requester has no Tenant)', async () => {
+    const res = await post(server.port, first.caPem, VALIDATE_PATH, admissionReview({ uid: 'u2', name: 'ada', operation: 'UPDATE', userInfo: { username: 'bob' }, object: tenant('ada'), oldObject: tenant('ada') }));
+    expect(res.code).toBe(200);
+    expect(JSON.parse(res.text).response).toEqual({ uid: 'u2', allowed: false, status: { code: 400, message: 'could not fetch a tenant for the current user: tenant bob not found' } });
+  });
+
+  it('bad requests get a 4xx with a clear message and the server keeps serving', async () => {
+    const bad = [
+      [MUTATE_PATH, '{not json', 'application/json', 'POST', 400, /request body is not JSON/],
+      [VALIDATE_PATH, '{}', 'application/json', 'POST', 400, /expected an admission.k8s.io\/v1 AdmissionReview/],
+      [VALIDATE_PATH, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'application/json', 'POST', 400, /has no request/],
+      [MUTATE_PATH, admissionReview({ operation: 'CREATE' }), 'application/json', 'POST', 400, /request.uid is missing/],
+      [MUTATE_PATH, '{}', 'text/plain', 'POST', 400, /expected application\/json/],
+      [MUTATE_PATH, '', 'application/json', 'GET', 405, /POST an AdmissionReview/],
+      ['/mutate-v1-pod', '{}', 'application/json', 'POST', 404, /no webhook at/],
+    ] as const;
+    for (const [p, body, type, method, code, message] of bad) {
+      const res = await post(server.port, first.caPem, p, body, type, method);
+      expect(res.code, `${method} ${p} ${body}`).toBe(code);
+      expect(res.text).toMatch(message);
+    }
+    // A malformed Tenant inside a well-formed review is the webhook's 400 answer, not an HTTP error.
+    const res = await post(server.port, first.caPem, MUTATE_PATH, admissionReview({ uid: 'u3', operation: 'CREATE', userInfo: {}, object: 42 }));
+    expect(JSON.parse(res.text).response).toEqual({ uid: 'u3', allowed: false, status: { code: 400, message: 'object is not a JSON object' } });
+  });
+
+  it('a rotated certificate in the cert dir is served without a restart', async () => {
+    const second = await makeServingCert(path.join(dir, 'ca2'));
+    const body = admissionReview({ uid: 'u4', name: 'ada', operation: 'CREATE', userInfo: {}, object: tenant('ada') });
+    await expect(post(server.port, second.caPem, MUTATE_PATH, body)).rejects.toThrow();
+    // Written as cert-manager's volume update would land: key, then certificate.
+    await writeFile(path.join(certDir, 'tls.key'), second.keyPem);
+    await writeFile(path.join(certDir, 'tls.crt'), second.certPem);
+    await expect.poll(() => post(server.port, second.caPem, MUTATE_PATH, body).then((r) => r.code, () => 0), { timeout: 15_000, interval: 200 }).toBe(200);
+    await expect(post(server.port, first.caPem, MUTATE_PATH, body)).rejects.toThrow();
+    expect(await server.reloadCertificate()).toBe(false);
+  });
+});
+
+describe('webhook server: bad certificate directory', () => {
+  it('refuses to start without tls.crt/tls.key, naming the file', async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'wh-empty-'));
+    try {
+      await expect(
+        startWebhookServer({ port: 0, host: '127.0.0.1', certDir: empty, targetLabel: { key: K, value: 'x' }, baseWorkspaces: [], bypassGroups: [], getTenant: () => Promise.reject(new Error('x')) }),
+      ).rejects.toThrow(/tls\.(crt|key)/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
