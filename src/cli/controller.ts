@@ -1,6 +1,10 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { pino } from 'pino';
-import { startController } from '../controller/controller.ts';
+import { startController, type ControllerWebhookOptions } from '../controller/controller.ts';
+import { parseAddr } from '../controller/http-endpoints.ts';
+import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { loadKubeConfig } from './kube.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
@@ -19,6 +23,26 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+/**
+ * The webhook server settings from the flags: undefined when turned off, 'no-certificate' when the
+ * default cert dir (not given explicitly) holds no certificate, as on a developer's machine.
+ */
+export function webhookOptions(opts: Record<string, string | boolean | undefined>): ControllerWebhookOptions | 'no-certificate' | undefined {
+  const portText = String(opts.webhookPort ?? '').trim();
+  if (portText === '' || portText === '0') return undefined;
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--webhook-port must be a port number (0 or empty: off), not "${portText}"`);
+  const host = typeof opts.webhookHost === 'string' && opts.webhookHost ? parseAddr(`${opts.webhookHost}:${port}`).host : undefined;
+  const bypassGroups = String(opts.webhookBypassGroups ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean);
+  const given = typeof opts.webhookCertDir === 'string' && opts.webhookCertDir !== '';
+  const certDir = given ? String(opts.webhookCertDir) : DEFAULT_CERT_DIR;
+  if (!given && !existsSync(path.join(certDir, 'tls.crt'))) return 'no-certificate';
+  return { port, host, certDir, bypassGroups };
+}
+
 /** `crownlabs controller`: the in-cluster apply-controller (DESIGN.md, "The apply-controller"). */
 export function registerController(program: Command): void {
   const cmd = program
@@ -34,7 +58,11 @@ export function registerController(program: Command): void {
     .option('--client-qps <n>', 'API client requests per second', '100')
     .option('--client-max-burst <n>', 'API client burst', '100')
     .option('--tenant-ns-keep-alive <duration>', 'how long after spec.lastLogin a personal namespace without instances is kept', '10h')
-    .option('--resync-period <duration>', 'full resync period', '10h');
+    .option('--resync-period <duration>', 'full resync period', '10h')
+    .option('--webhook-port <port>', 'port of the Tenant admission webhooks (HTTPS); 0 or empty: no webhook server', String(DEFAULT_WEBHOOK_PORT))
+    .option('--webhook-host <host>', 'address the webhook server binds (default: all interfaces)')
+    .option('--webhook-cert-dir <dir>', `directory holding the webhooks' tls.crt and tls.key, re-read when they change (default ${DEFAULT_CERT_DIR}; when not given and empty there, the webhooks are off)`)
+    .option('--webhook-bypass-groups <groups>', 'comma-separated groups whose requests skip the webhook checks', 'system:masters');
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const { config, problems } = configFromOptions(opts);
@@ -44,6 +72,7 @@ export function registerController(program: Command): void {
     }
     let keepAlive: number;
     let resync: number;
+    let webhook: ControllerWebhookOptions | 'no-certificate' | undefined;
     try {
       keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
       resync = parseDuration(String(opts.resyncPeriod));
@@ -55,6 +84,7 @@ export function registerController(program: Command): void {
         const n = Number(value);
         if (!Number.isFinite(n) || n < min) throw new Error(`${flag} must be a number ≥ ${min}, not "${String(value)}"`);
       }
+      webhook = webhookOptions(opts);
     } catch (e) {
       process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
       process.exitCode = EXIT_USAGE;
@@ -75,23 +105,37 @@ export function registerController(program: Command): void {
       return;
     }
     const log = pino({ name: 'crownlabs-controller' });
-    const handle = await startController({
-      kubeConfig: loadKubeConfig(opts.kubeconfig as string | undefined),
-      config,
-      logger: log,
-      maxConcurrentReconciles: Number(opts.maxConcurrentReconciles),
-      clientQps: Number(opts.clientQps),
-      clientMaxBurst: Number(opts.clientMaxBurst),
-      metricsAddr: String(opts.metricsAddr),
-      healthProbeAddr: String(opts.healthProbeAddr),
-      enableLeaderElection: opts.enableLeaderElection === true,
-      leaderElectionId: String(opts.leaderElectionId),
-      leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
-      tenantNsKeepAliveMs: keepAlive,
-      resyncPeriodMs: resync,
-      onLeadershipLost: () => process.exit(1),
-    });
-    log.info({ metrics: handle.metricsAddress, health: handle.healthAddress }, 'controller started');
+    if (webhook === 'no-certificate') {
+      log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
+      webhook = undefined;
+    }
+    let handle: Awaited<ReturnType<typeof startController>>;
+    try {
+      handle = await startController({
+        kubeConfig: loadKubeConfig(opts.kubeconfig as string | undefined),
+        config,
+        logger: log,
+        maxConcurrentReconciles: Number(opts.maxConcurrentReconciles),
+        clientQps: Number(opts.clientQps),
+        clientMaxBurst: Number(opts.clientMaxBurst),
+        metricsAddr: String(opts.metricsAddr),
+        healthProbeAddr: String(opts.healthProbeAddr),
+        enableLeaderElection: opts.enableLeaderElection === true,
+        leaderElectionId: String(opts.leaderElectionId),
+        leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
+        tenantNsKeepAliveMs: keepAlive,
+        resyncPeriodMs: resync,
+        onLeadershipLost: () => process.exit(1),
+        webhook,
+      });
+    } catch (e) {
+      // E.g. an unreadable webhook certificate or a port in use: say so and exit 1, as upstream.
+      log.error({ err: (e as Error).message }, 'controller failed to start');
+      process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    log.info({ metrics: handle.metricsAddress, health: handle.healthAddress, webhooks: handle.webhookAddress }, 'controller started');
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         log.info({ signal }, 'shutting down');

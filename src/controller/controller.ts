@@ -5,9 +5,11 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
+import type { Tenant } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { COMPOSER, LABEL } from '../model/labels.ts';
+import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { EventRecorder } from './events.ts';
@@ -43,6 +45,19 @@ export interface ControllerOptions {
   now?: () => number;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
+  /** Serve the Tenant admission webhooks (SPEC §6); they run on every replica, leader or not. */
+  webhook?: ControllerWebhookOptions;
+}
+
+export interface ControllerWebhookOptions {
+  /** 0: any free port. */
+  port: number;
+  /** Bind address; default all interfaces. */
+  host?: string;
+  /** Directory holding tls.crt and tls.key. */
+  certDir: string;
+  /** `--webhook-bypass-groups` */
+  bypassGroups: string[];
 }
 
 export interface ControllerHandle {
@@ -52,6 +67,7 @@ export interface ControllerHandle {
   readonly client: KubeClient;
   readonly metricsAddress?: string;
   readonly healthAddress?: string;
+  readonly webhookAddress?: string;
   /** Resolves when the queue is empty and no reconcile runs (after at least `settleMs` of quiet). */
   idle(settleMs?: number): Promise<void>;
   /** Enqueues every parent (a full resync). */
@@ -125,6 +141,24 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
   if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
 
+  let webhooks: WebhookServer | undefined;
+  if (options.webhook) {
+    try {
+      webhooks = await startWebhookServer({
+        ...options.webhook,
+        targetLabel: options.config.targetLabel,
+        baseWorkspaces: options.config.baseWorkspaces,
+        getTenant: (name) => requesterTenant(client, caches, name),
+        now: ctx.now,
+        logger: log.child({ component: 'webhooks' }),
+      });
+    } catch (e) {
+      stopTokenUpkeep?.();
+      await Promise.all([close(health?.server), close(metricsServer?.server)]);
+      throw new Error(`webhook server: ${(e as Error).message}`);
+    }
+  }
+
   let elector: LeaderElector | undefined;
   if (options.enableLeaderElection) {
     elector = new LeaderElector(client, {
@@ -185,6 +219,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     client,
     metricsAddress: metricsServer?.address,
     healthAddress: health?.address,
+    webhookAddress: webhooks?.address,
     async idle(settleMs = 300) {
       for (;;) {
         await queue.idle();
@@ -202,8 +237,20 @@ export async function startController(options: ControllerOptions): Promise<Contr
       stopTokenUpkeep?.();
       await queue.stop();
       await elector?.release();
-      await Promise.all([close(health?.server), close(metricsServer?.server)]);
+      await Promise.all([close(health?.server), close(metricsServer?.server), webhooks?.close()]);
       log.info('stopped');
     },
   };
+}
+
+/**
+ * A Tenant for the validating webhook: from the informer when it is synced and holds it (the
+ * leader), else a GET (a standby replica has no caches; a Tenant created a moment ago may not be
+ * cached yet).
+ */
+async function requesterTenant(client: KubeClient, caches: Caches, name: string): Promise<Tenant> {
+  if (!name) throw new Error('the request has no user name');
+  const cached = caches.tenants.hasSynced ? caches.tenants.get(undefined, name) : undefined;
+  if (cached) return cached as unknown as Tenant;
+  return client.request<Tenant>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Tenant', undefined, name));
 }
