@@ -13,12 +13,13 @@ import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Tenant } from '../api/types.ts';
+import { TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
 import { errored, parseReview, review, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
 import { mutateTenant, type TenantWebhookConfig } from './tenant-mutation.ts';
 import { validateTenant } from './tenant-validation.ts';
 
-export const MUTATE_PATH = '/mutate-v1alpha2-tenant';
-export const VALIDATE_PATH = '/validate-v1alpha2-tenant';
+export const MUTATE_PATH = TENANT_WEBHOOK_PATHS.mutate;
+export const VALIDATE_PATH = TENANT_WEBHOOK_PATHS.validate;
 /** controller-runtime's default certificate directory. */
 export const DEFAULT_CERT_DIR = path.join('/tmp', 'k8s-webhook-server', 'serving-certs');
 export const DEFAULT_WEBHOOK_PORT = 9443;

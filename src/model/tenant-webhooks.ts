@@ -1,0 +1,12 @@
+/** Names shared by the Tenant webhook server and the WebhookConfigurations that point at it (SPEC §2.1, §6). */
+
+export const TENANT_WEBHOOK_PATHS = {
+  mutate: '/mutate-v1alpha2-tenant',
+  validate: '/validate-v1alpha2-tenant',
+} as const;
+
+/** The webhook entries' names, as upstream's Helm chart registers them. */
+export const TENANT_WEBHOOK_NAMES = {
+  mutate: 'mutate.tenant.crownlabs.polito.it',
+  validate: 'validate.tenant.crownlabs.polito.it',
+} as const;
