@@ -248,9 +248,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
  * leader), else a GET (a standby replica has no caches; a Tenant created a moment ago may not be
  * cached yet).
  */
-async function requesterTenant(client: KubeClient, caches: Caches, name: string): Promise<Tenant> {
+export async function requesterTenant(client: KubeClient, caches: Caches | undefined, name: string): Promise<Tenant> {
   if (!name) throw new Error('the request has no user name');
-  const cached = caches.tenants.hasSynced ? caches.tenants.get(undefined, name) : undefined;
+  const cached = caches?.tenants.hasSynced ? caches.tenants.get(undefined, name) : undefined;
   if (cached) return cached as unknown as Tenant;
   return client.request<Tenant>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Tenant', undefined, name));
 }
