@@ -17,6 +17,7 @@ import { startWebhookServer, type WebhookServer } from '../../src/webhooks/serve
 import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhooks/tenant-mutation.ts';
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';
 import { makeServingCert } from '../support/tls.ts';
+import { labConfig, runController } from './controller-support.ts';
 import { adminKubeConfig, deleteAll, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 
 const CL = 'crownlabs.polito.it';
@@ -76,6 +77,7 @@ const deniedBy = (hook: 'validate' | 'mutate', message: string) => `admission we
 
 describe('SPEC §6 Tenant admission webhooks, called by the real API server', () => {
   let tmp: string;
+  let caPem: string;
   let server: WebhookServer | undefined;
   let webhookObjects: KubeObject[] = [];
   let rbac: KubeObject[] = [];
@@ -85,7 +87,7 @@ describe('SPEC §6 Tenant admission webhooks, called by the real API server', ()
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'wh-it-'));
     const certDir = path.join(tmp, 'certs');
-    const { caPem } = await makeServingCert(path.join(tmp, 'ca'), certDir);
+    ({ caPem } = await makeServingCert(path.join(tmp, 'ca'), certDir));
     const client = new KubeClient(admin());
     server = await startWebhookServer({
       port: 0,
@@ -290,6 +292,38 @@ describe('SPEC §6 Tenant admission webhooks, called by the real API server', ()
       await waitFor(async () => (await get(names.bea)).metadata.labels[K] === 'other-shard');
       const r = await patch(kc[names.dave], names.bea, { spec: { firstName: 'Free' } });
       expect(r.code, JSON.stringify(r.body)).toBe(200);
+    });
+  });
+
+  describe('§2.1 the controller process serves the webhooks', () => {
+    it('`startController` with webhook options answers on its webhook port, reading the requester from its cache', async () => {
+      // A shard no object carries: the controller reconciles nothing, its caches still hold every Tenant.
+      const { handle, requests } = await runController(labConfig(`${P}-none`, { baseWorkspaces: [UTILITIES] }), {
+        webhook: { port: 0, host: '127.0.0.1', certDir: path.join(tmp, 'certs'), bypassGroups: ['system:masters'] },
+      });
+      try {
+        const ada = await get(names.ada);
+        const edited = { ...ada, spec: { ...ada.spec, workspaces: [{ name: WS_A, role: 'user' }] } };
+        const body = JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: 'direct-1', name: names.ada, operation: 'UPDATE', userInfo: { username: names.carol }, object: edited, oldObject: ada },
+        });
+        const port = Number(handle.webhookAddress!.split(':').pop());
+        const answer = await new Promise<any>((resolve, reject) => {
+          const req = https.request({ host: '127.0.0.1', port, path: '/validate-v1alpha2-tenant', method: 'POST', ca: caPem, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+        expect(answer.response).toEqual({ uid: 'direct-1', allowed: true, status: { code: 200 } });
+        expect(requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/tenants/${names.carol}`))).toEqual([]);
+      } finally {
+        await handle.stop();
+      }
     });
   });
 });
