@@ -1,4 +1,3 @@
-import { ApiObject, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { LOCAL_REGISTRY_PLACEHOLDER, USER_STORAGE_VOLUME } from '../../src/model/user-pods.ts';
@@ -84,16 +83,25 @@ export function usesUserStorage(spec: ManifestPodSpec): boolean {
   return (spec.volumes ?? []).some((v) => v.name === USER_STORAGE_VOLUME);
 }
 
-/** The user pod. Its spec goes on the wire as a JSON patch: the L1 props would drop fields newer than 1.27. */
+/**
+ * A KubePod whose spec is written verbatim: the manifest's spec is the operators' (whitelisted),
+ * and the 1.27 L1 conversion would drop what it does not type (newer fields, plain quantities).
+ */
+class VerbatimSpecPod extends k8s.KubePod {
+  constructor(scope: Construct, id: string, props: k8s.KubePodProps, private readonly verbatimSpec: ManifestPodSpec) {
+    super(scope, id, props);
+  }
+  override toJson(): any {
+    return { ...super.toJson(), spec: structuredClone(this.verbatimSpec) };
+  }
+}
+
+/** The user pod of a create_pod request. */
 export class UserPod extends Construct {
   readonly spec: ManifestPodSpec;
   constructor(scope: Construct, id: string, props: UserPodProps) {
     super(scope, id);
     this.spec = userPodSpec(props);
-    const pod = new k8s.KubePod(this, 'pod', {
-      metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations },
-      spec: { containers: [] },
-    });
-    ApiObject.of(pod).addJsonPatch(JsonPatch.replace('/spec', this.spec));
+    new VerbatimSpecPod(this, 'pod', { metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: props.annotations } }, this.spec);
   }
 }
