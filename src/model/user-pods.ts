@@ -43,6 +43,28 @@ export function parseUserId(userId: string): UserId {
   return at < 0 ? { userId, name: userId, domain: '' } : { userId, name: userId.slice(0, at), domain: userId.slice(at + 1) };
 }
 
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/** Why a user id cannot be stored in the `user`/`domain` labels, or undefined when it can. */
+export function userIdProblem(userId: string): string | undefined {
+  const u = parseUserId(userId);
+  if (!u.name || !LABEL_VALUE.test(u.name) || !LABEL_VALUE.test(u.domain)) {
+    return `user_id "${userId}" must be name@domain, each part at most 63 letters, digits, '-', '_' or '.' starting and ending with a letter or digit`;
+  }
+  return undefined;
+}
+
+/** Longest pod name: `<pod>-ingress`, `<pod>-tokens`, `<pod>-http` stay DNS labels (Services need one). */
+export const MAX_POD_NAME = 63 - '-ingress'.length;
+
+/** Why a pod name cannot be used, or undefined. */
+export function podNameProblem(name: string): string | undefined {
+  if (name.length > MAX_POD_NAME || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    return `the pod name "${name}" would not be a DNS label of at most ${MAX_POD_NAME} characters (manifest name + user_id)`;
+  }
+  return undefined;
+}
+
 /** `user@dtu.dk` → `user-dtu-dk`: the user part of object names. */
 export function userString(userId: string): string {
   return userId.replace(/[@.]/g, '-');

@@ -18,6 +18,8 @@ import {
   ownerFromLabels,
   podAge,
   podNameCandidates,
+  podNameProblem,
+  userIdProblem,
   sshServiceName,
   tokenSecretName,
   userPodSelector,
@@ -75,6 +77,11 @@ interface Job {
   done: Promise<boolean>;
 }
 
+function checkUserId(userId: string): void {
+  const problem = userIdProblem(userId);
+  if (problem) throw badRequest(problem);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function isReady(pod: Pod): boolean {
@@ -130,6 +137,7 @@ export class UserPodsService {
   // ----- API ---------------------------------------------------------------------------------
 
   async getPods(userId: string): Promise<PodInfo[]> {
+    checkUserId(userId);
     const pods = (await this.listPods(userPodSelector(userId))).filter((p) => ownerFromLabels(p.metadata.labels) === userId);
     if (pods.length === 0) return [];
     const names = pods.map((p) => p.metadata.name).join(',');
@@ -139,6 +147,7 @@ export class UserPodsService {
   }
 
   async createPod(input: CreatePodInput, remoteIp: string): Promise<{ pod_name: string }> {
+    checkUserId(input.user_id);
     const manifest = await fetchManifest(input.yaml_url, this.config.whitelistManifestRegex);
     const siloIp = remoteIp;
     const siloHostname = this.config.hostnameList.find((h) => h.address === siloIp)?.hostname;
@@ -147,6 +156,8 @@ export class UserPodsService {
       const taken = new Set((await this.listPods()).map((p) => p.metadata.name));
       const podName = podNameCandidates(manifest.metadata.name, input.user_id).find((n) => !taken.has(n));
       if (!podName) throw new RequestError(409, `no free pod name: ${manifest.metadata.name}-<user> and -1 … -9 are all in use`);
+      const nameProblem = podNameProblem(podName);
+      if (nameProblem) throw badRequest(nameProblem);
       const { pod, storage } = renderUserPod({
         podName,
         namespace: this.ns,
@@ -186,6 +197,7 @@ export class UserPodsService {
 
   /** Ready once the user's pod reached Ready and its start jobs ran; false for anyone else's pod (seed default). */
   async watchCreatePod(userId: string, podName: string): Promise<{ ready: boolean }> {
+    checkUserId(userId);
     const job = this.creating.get(podName);
     if (job) return { ready: job.userId === userId && (await job.done) };
     const pod = await this.getPod(podName);
@@ -196,6 +208,7 @@ export class UserPodsService {
   }
 
   async deletePod(userId: string, podName: string): Promise<{ requested: boolean }> {
+    checkUserId(userId);
     const pod = await this.getPod(podName);
     // The same answer for a pod that does not exist and one of another user.
     if (!pod || ownerFromLabels(pod.metadata.labels) !== userId) throw badRequest(`user ${userId} has no pod ${podName}`);
@@ -207,6 +220,7 @@ export class UserPodsService {
 
   /** True once the user's pod is gone; true for anyone else's pod or none (seed default). */
   async watchDeletePod(userId: string, podName: string): Promise<{ deleted: boolean }> {
+    checkUserId(userId);
     const job = this.deleting.get(podName);
     if (job) return { deleted: job.userId !== userId || (await job.done) };
     const pod = await this.getPod(podName);
@@ -217,6 +231,7 @@ export class UserPodsService {
 
   /** Deletes every pod of the user and the user's storage; true when all of it is gone in time. */
   async deleteAllUser(userId: string): Promise<{ deleted: boolean }> {
+    checkUserId(userId);
     const pods = (await this.listPods(userPodSelector(userId))).filter((p) => ownerFromLabels(p.metadata.labels) === userId);
     const jobs: Promise<boolean>[] = [];
     for (const p of pods) {

@@ -354,6 +354,7 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     ['a redirect', '/create_pod', () => ({ yaml_url: `${base}/manifests/redirect.yaml`, user_id: BOB }), /redirects are not followed/],
     ['a manifest that is not a Pod', '/create_pod', () => ({ yaml_url: `${base}/manifests/deployment.yaml`, user_id: BOB }), /expected apiVersion v1 kind Pod/],
     ['an invalid Pod', '/create_pod', () => ({ yaml_url: `${base}/manifests/invalid.yaml`, user_id: BOB }), /invalid manifest .*containerPort/],
+    ['a user_id that cannot be a label value', '/create_pod', () => ({ yaml_url: `${base}/manifests/plain.yaml`, user_id: 'bob smith@ku.dk' }), /must be name@domain/],
     ['a missing pod_name', '/watch_create_pod', () => ({ user_id: BOB }), /pod_name/],
     ['a user_id that is not a string', '/get_pods', () => ({ user_id: 7 }), /user_id must be string/],
   ];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderStartObjects, renderTokenSecret, renderUserPod, USER_STORAGE_SIZE, type UserPodRequest } from '../../../src/compose/user-pods.ts';
-import { ownerFromLabels, podAge, podNameCandidates, userPodSelector, userStorageName } from '../../../src/model/user-pods.ts';
+import { ownerFromLabels, podAge, podNameCandidates, podNameProblem, userIdProblem, userPodSelector, userStorageName } from '../../../src/model/user-pods.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
@@ -51,6 +51,14 @@ describe('seed 004 naming', () => {
     expect(ownerFromLabels({ user: 'fred', domain: '' })).toBe('fred');
     expect(userPodSelector('fred@dtu.dk')).toBe('user=fred,domain=dtu.dk');
     expect(userStorageName('fred@dtu.dk')).toBe('user-storage-fred-dtu-dk');
+  });
+  it('a user id must fit the user/domain labels, and a pod name a DNS label short enough for <pod>-ingress', () => {
+    expect(userIdProblem('fred@dtu.dk')).toBeUndefined();
+    expect(userIdProblem('fred smith@dtu.dk')).toMatch(/name@domain/);
+    expect(userIdProblem('@dtu.dk')).toMatch(/name@domain/);
+    expect(podNameProblem('jupyter-fred-dtu-dk')).toBeUndefined();
+    expect(podNameProblem('jupyter-Fred_x')).toMatch(/DNS label/);
+    expect(podNameProblem('p'.repeat(56))).toMatch(/at most 55/);
   });
   it('age is h:m:s since the start time', () => {
     expect(podAge('2026-01-01T00:00:00Z', Date.parse('2026-01-01T01:02:03Z'))).toBe('1:2:3');
