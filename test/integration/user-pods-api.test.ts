@@ -66,6 +66,8 @@ const client = () => new KubeClient(adminKubeConfig());
 const api = rest();
 const log = pino({ level: process.env.USER_PODS_LOG ?? 'silent' });
 let kubeletTimer: NodeJS.Timeout | undefined;
+/** While true the simulated kubelet leaves deletions pending (to observe the Deleting state). */
+let kubeletPaused = false;
 
 interface Api {
   url: string;
@@ -138,6 +140,7 @@ async function markReady(name: string, podIP: string): Promise<void> {
 
 /** The kubelet's part of a deletion (pods) and the protection controllers' (PVCs, PVs). */
 async function kubeletTick(): Promise<void> {
+  if (kubeletPaused) return;
   const pods = (await api.request('GET', podPath())).items as any[];
   for (const p of pods.filter((x) => x.metadata.deletionTimestamp)) {
     await api.request('DELETE', podPath(p.metadata.name), { query: { gracePeriodSeconds: 0 } }).catch(() => undefined);
@@ -277,9 +280,12 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   });
 
   it('delete_pod answers {requested}; watch_delete_pod waits for the pod to go; its objects go, the storage stays while another pod uses it', async () => {
+    kubeletPaused = true;
     const r = await post(a, '/delete_pod', { user_id: ALICE, pod_name: pod() });
     expect(r).toEqual({ status: 200, body: { requested: true } });
     expect((await post(a, '/get_pods', { user_id: ALICE })).body.find((p: any) => p.pod_name === pod()).status).toBe('Deleting');
+    expect((await post(a, '/delete_pod', { user_id: ALICE, pod_name: pod() })).body).toMatchObject({ requested: false, error: expect.stringMatching(/already being deleted/) });
+    kubeletPaused = false;
     expect((await post(a, '/watch_delete_pod', { user_id: ALICE, pod_name: pod() })).body).toEqual({ deleted: true });
     expect(await get(podPath(pod()))).toBeUndefined();
     await waitFor(async () => (await get(`/api/v1/namespaces/${ns}/services/${pod()}-ssh`)) === undefined, { message: 'ssh service gone' });
