@@ -2,7 +2,9 @@
 // HTTP on 127.0.0.1, the manifests served by a local HTTP server, objects on the test cluster.
 // No kubelet runs: the tests bind pods to a node, write their Ready status and finalize their
 // deletion (and the PV/PVC protection finalizers) as a kubelet and the controllers would.
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
@@ -13,7 +15,7 @@ import { ExecPodFileReader } from '../../src/userpods/pod-files.ts';
 import { userPodsHandler } from '../../src/userpods/server.ts';
 import { UserPodsService } from '../../src/userpods/service.ts';
 import { FakePodFiles } from '../support/pod-files.ts';
-import { adminKubeConfig, createNamespace, deleteNamespace, rest, waitFor } from './cluster.ts';
+import { adminKubeConfig, adminKubeConfigPath, createNamespace, deleteNamespace, REPO_ROOT, rest, waitFor } from './cluster.ts';
 
 const run = randomBytes(3).toString('hex');
 const ALICE = `alice${run}@dtu.dk`;
@@ -406,5 +408,31 @@ describe('seed 004: the token copy reads through the API server\'s exec', () => 
   it('ExecPodFileReader rejects with a clear error when the pod cannot exec (no kubelet here)', async () => {
     const reader = new ExecPodFileReader(adminKubeConfig(), 5000);
     await expect(reader.read(ns, 'no-such-pod', 'main', '/tmp/token', 16)).rejects.toThrow();
+  });
+});
+
+describe('crownlabs user-pods-api', () => {
+  it('the command serves the API on --listen with the BACKEND_* configuration', async () => {
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'crownlabs.js'), 'user-pods-api', '--listen', `127.0.0.1:${port}`, '--kubeconfig', adminKubeConfigPath()], {
+      env: { ...process.env, BACKEND_NAMESPACE: ns, BACKEND_WHITELISTMANIFESTREGEX: `^${base}/manifests/` },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${url}/healthz`)).ok, { timeoutMs: 60_000, message: `the command to listen (${stderr})` });
+      const r = await fetch(`${url}/get_pods`, { method: 'POST', body: JSON.stringify({ user_id: BOB }) });
+      expect([r.status, await r.json()]).toEqual([200, []]);
+      const bad = await fetch(`${url}/create_pod`, { method: 'POST', body: JSON.stringify({ user_id: BOB, yaml_url: 'https://elsewhere.example/p.yaml' }) });
+      expect(bad.status).toBe(400);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   });
 });
