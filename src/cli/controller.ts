@@ -6,22 +6,12 @@ import { startController, type ControllerWebhookOptions } from '../controller/co
 import { parseAddr } from '../controller/http-endpoints.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
+import { parseDuration } from './duration.ts';
 import { loadKubeConfig } from './kube.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_USAGE, reportProblems } from './report.ts';
 
-/** Parses a Go-style duration (`10h`, `90m`, `1h30m`, `45s`) into milliseconds. */
-export function parseDuration(text: string): number {
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const m of text.matchAll(re)) {
-    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-    consumed += m[0].length;
-  }
-  if (consumed !== text.length || consumed === 0) throw new Error(`invalid duration "${text}" (e.g. 10h, 90m, 1h30m)`);
-  return total;
-}
+export { parseDuration };
 
 /**
  * The webhook server settings from the flags: undefined when turned off, 'no-certificate' when the

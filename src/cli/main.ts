@@ -4,6 +4,7 @@ import { registerController } from './controller.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
 import { registerSynth } from './synth.ts';
+import { registerUserPodsApi } from './user-pods-api.ts';
 import { registerValidate } from './validate.ts';
 import { EXIT_USAGE } from './report.ts';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerImageList(program);
   registerBastion(program);
   registerController(program);
+  registerUserPodsApi(program);
   return program;
 }
 

@@ -7,7 +7,7 @@ import type { KubeObject } from '../api/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
 import { FIELD_MANAGER, type ControllerContext } from './context.ts';
 import type { CachedObject } from './informer.ts';
-import { isNotFound } from './kube-client.ts';
+import { isNotFound, type KubeClient } from './kube-client.ts';
 import { firstDifference, liveHoldsRendered } from './live-compare.ts';
 
 export interface ApplyOutcome {
@@ -29,6 +29,15 @@ export function objectId(o: { kind: string; metadata: { name: string; namespace?
 export function withOwner(objects: KubeObject[], owner: CachedObject): KubeObject[] {
   const ref = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
   return objects.map((o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [ref] } }));
+}
+
+/** Server-side apply of one object (field manager `crownlabs-composer`, force); the server's answer. */
+export async function serverSideApply(client: KubeClient, obj: KubeObject, opts: { dryRun?: boolean } = {}): Promise<Record<string, unknown>> {
+  return client.request('PATCH', client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name), {
+    query: { fieldManager: FIELD_MANAGER, force: true, dryRun: opts.dryRun ? 'All' : undefined },
+    body: obj,
+    contentType: 'application/apply-patch+yaml',
+  });
 }
 
 export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
@@ -54,12 +63,7 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
     }
     if (live) ctx.log.debug({ object: id, field: firstDifference(obj, live) }, 'drift: applying');
     try {
-      const path = ctx.client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-      const res = await ctx.client.request('PATCH', path, {
-        query: { fieldManager: FIELD_MANAGER, force: true },
-        body: obj,
-        contentType: 'application/apply-patch+yaml',
-      });
+      const res = await serverSideApply(ctx.client, obj);
       out.applied++;
       out.live.set(id, res);
       ctx.metrics.applies.inc({ kind: obj.kind });

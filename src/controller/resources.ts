@@ -8,6 +8,7 @@ const r = (plural: string, namespaced: boolean): KindResource => ({ plural, name
 
 export const KIND_RESOURCES: Record<string, KindResource> = {
   'v1/Namespace': r('namespaces', false),
+  'v1/Pod': r('pods', true),
   'v1/Secret': r('secrets', true),
   'v1/ConfigMap': r('configmaps', true),
   'v1/Service': r('services', true),

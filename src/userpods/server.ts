@@ -1,0 +1,119 @@
+/**
+ * The HTTP face of the user pods API (seed 004): JSON POST endpoints and GET /get_podip_owner,
+ * with the seed's request and response shapes. Bad input (not JSON, missing or mistyped fields)
+ * is a 400 with a clear `error` beside the seed's default answer; nothing is created.
+ */
+import http from 'node:http';
+import { isIP } from 'node:net';
+import { Ajv } from 'ajv';
+import type { Logger } from 'pino';
+import { RequestError } from './errors.ts';
+import type { UserPodsService } from './service.ts';
+
+const MAX_BODY = 64 * 1024;
+const userId = { type: 'string', minLength: 1 };
+const podName = { type: 'string', minLength: 1, maxLength: 253 };
+const settings = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } } };
+const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, properties });
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const SCHEMAS = {
+  user: ajv.compile(body(['user_id'], { user_id: userId })),
+  userPod: ajv.compile(body(['user_id', 'pod_name'], { user_id: userId, pod_name: podName })),
+  create: ajv.compile(body(['yaml_url', 'user_id'], { yaml_url: { type: 'string', minLength: 1 }, user_id: userId, settings })),
+};
+
+type Handler = { schema: keyof typeof SCHEMAS; fallback: unknown; run: (svc: UserPodsService, b: any, remoteIp: string) => Promise<unknown> };
+
+const ROUTES: Record<string, Handler> = {
+  '/get_pods': { schema: 'user', fallback: [], run: (s, b) => s.getPods(b.user_id) },
+  '/create_pod': { schema: 'create', fallback: { pod_name: '' }, run: (s, b, ip) => s.createPod({ yaml_url: b.yaml_url, user_id: b.user_id, settings: b.settings ?? {} }, ip) },
+  '/watch_create_pod': { schema: 'userPod', fallback: { ready: false }, run: (s, b) => s.watchCreatePod(b.user_id, b.pod_name) },
+  '/delete_pod': { schema: 'userPod', fallback: { requested: false }, run: (s, b) => s.deletePod(b.user_id, b.pod_name) },
+  '/watch_delete_pod': { schema: 'userPod', fallback: { deleted: true }, run: (s, b) => s.watchDeletePod(b.user_id, b.pod_name) },
+  '/delete_all_user': { schema: 'user', fallback: { deleted: false }, run: (s, b) => s.deleteAllUser(b.user_id) },
+};
+
+/** Watch answers never tell another user's pod from a missing one: on any failure, the default. */
+const QUIET_ON_ERROR = new Set(['/watch_create_pod', '/watch_delete_pod']);
+
+/**
+ * The requester's IP: the first X-Forwarded-For address (behind the ingress), else the peer; a
+ * loopback requester is a test and stands for `testingHost` (seed).
+ */
+export function remoteIp(req: http.IncomingMessage, testingHost: string): string {
+  const fwd = req.headers['x-forwarded-for'];
+  const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim();
+  let ip = first || req.socket.remoteAddress || '';
+  if (ip.startsWith('::ffff:')) ip = ip.slice(7);
+  return ip === '::1' || ip.startsWith('127.') ? testingHost : ip;
+}
+
+function send(res: http.ServerResponse, status: number, payload: unknown, type = 'application/json'): void {
+  if (res.headersSent) return;
+  const text = type === 'application/json' ? `${JSON.stringify(payload)}\n` : String(payload);
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) }).end(text);
+}
+
+function withError(fallback: unknown, error: string): unknown {
+  return Array.isArray(fallback) ? { error } : { ...(fallback as object), error };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new RequestError(413, `request body larger than ${MAX_BODY} bytes`));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; log: Logger }): http.RequestListener {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    void (async () => {
+      if (path === '/get_podip_owner') {
+        if (req.method !== 'GET') return send(res, 405, { error: 'use GET' });
+        const ip = url.searchParams.get('ip') ?? '';
+        if (!isIP(ip)) return send(res, 400, `ip must be an IP address, not "${ip}"\n`, 'text/plain');
+        const owner = await service.getPodIpOwner(ip);
+        return owner ? send(res, 200, owner, 'text/plain') : send(res, 404, '', 'text/plain');
+      }
+      if (path === '/healthz') return send(res, 200, 'ok\n', 'text/plain');
+      const route = ROUTES[path];
+      if (!route) return send(res, 404, { error: `no endpoint ${path}` });
+      if (req.method !== 'POST') return send(res, 405, withError(route.fallback, `${path} takes POST with a JSON body`));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await readBody(req));
+      } catch (e) {
+        if (e instanceof RequestError) return send(res, e.status, withError(route.fallback, e.message));
+        return send(res, 400, withError(route.fallback, `the body must be JSON: ${(e as Error).message}`));
+      }
+      const validate = SCHEMAS[route.schema];
+      if (!validate(parsed)) {
+        const why = (validate.errors ?? []).map((e) => `${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'body'} ${e.message}`).join('; ');
+        return send(res, 400, withError(route.fallback, `invalid request: ${why}`));
+      }
+      try {
+        send(res, 200, await route.run(service, parsed, remoteIp(req, opts.testingHost)));
+      } catch (e) {
+        const status = e instanceof RequestError ? e.status : 500;
+        if (status >= 500) opts.log.error({ path, err: (e as Error).message }, 'request failed');
+        if (QUIET_ON_ERROR.has(path)) return send(res, 200, route.fallback);
+        send(res, status, withError(route.fallback, (e as Error).message));
+      }
+    })().catch((e: Error) => {
+      opts.log.error({ path, err: e.message }, 'request failed');
+      send(res, 500, { error: e.message });
+    });
+  };
+}
