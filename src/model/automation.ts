@@ -9,6 +9,11 @@ import { instanceObjectLabels, LABEL, type InstanceIdentity } from './labels.ts'
 /** A Template lifespan: `never`, or a whole number of milliseconds. */
 export type Lifespan = { never: true } | { never: false; ms: number };
 
+/** An RFC 3339 time with whole seconds, as Go's metav1.Time writes it. */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
+}
+
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
@@ -51,7 +56,7 @@ export type StatusCheckOutcome =
  * is the error `unexpected status code <n>`.
  */
 export function interpretStatusCheck(statusCode: number, body: string, now: number): StatusCheckOutcome {
-  if (statusCode === 404) return { action: 'terminate', terminationTime: new Date(now).toISOString() };
+  if (statusCode === 404) return { action: 'terminate', terminationTime: rfc3339(now) };
   let response: StatusCheckResponse;
   try {
     response = parseStatusCheckBody(body);
@@ -59,7 +64,7 @@ export function interpretStatusCheck(statusCode: number, body: string, now: numb
     return { action: 'error', message: `status check answered ${statusCode} with an invalid body: ${(e as Error).message}` };
   }
   if (statusCode !== 200) return { action: 'error', message: `unexpected status code ${statusCode}` };
-  return { action: 'requeue', terminationTime: response.deadline ? new Date(Date.parse(response.deadline)).toISOString() : undefined, response };
+  return { action: 'requeue', terminationTime: response.deadline ? rfc3339(Date.parse(response.deadline)) : undefined, response };
 }
 
 function parseStatusCheckBody(body: string): StatusCheckResponse {
@@ -125,7 +130,7 @@ export function submitterJobLabels(id: InstanceIdentity): Record<string, string>
 /** A finished Job's success, and when (SPEC §8.2: completionTime, or now when unset). */
 export function submissionTime(job: { status?: { succeeded?: number; completionTime?: string } } | undefined, now: number): string | undefined {
   if (!job || !((job.status?.succeeded ?? 0) > 0)) return undefined;
-  return job.status?.completionTime || new Date(now).toISOString();
+  return job.status?.completionTime || rfc3339(now);
 }
 
 /** Namespaces carrying this label are left out of expiration (as upstream HEAD, SPEC §15.3). */

@@ -4,6 +4,7 @@ import {
   expiryTime,
   interpretStatusCheck,
   parseLifespan,
+  rfc3339,
   singleEnvironment,
   submissionPending,
   submissionRequired,
@@ -71,9 +72,13 @@ describe('§8.3 Template.deleteAfter lifespan', () => {
 });
 
 describe('§8.1 status-check answers', () => {
+  it('times are written as RFC 3339 with whole seconds', () => {
+    expect(rfc3339(Date.parse('2026-11-23T18:00:00.987Z'))).toBe('2026-11-23T18:00:00Z');
+  });
+
   it('200 with a deadline: requeue, terminationTime = deadline', () => {
     const out = interpretStatusCheck(200, JSON.stringify({ deadline: '2026-11-23T20:00:00+01:00', idnumber: 's123' }), NOW);
-    expect(out).toEqual({ action: 'requeue', terminationTime: '2026-11-23T19:00:00.000Z', response: { deadline: '2026-11-23T20:00:00+01:00', idnumber: 's123' } });
+    expect(out).toEqual({ action: 'requeue', terminationTime: '2026-11-23T19:00:00Z', response: { deadline: '2026-11-23T20:00:00+01:00', idnumber: 's123' } });
   });
 
   it('200 without a deadline: requeue, no terminationTime', () => {
@@ -81,7 +86,7 @@ describe('§8.1 status-check answers', () => {
   });
 
   it.each(['', 'not json', '<html>404</html>', '{"deadline":'])('404 terminates now whatever the body (%j)', (body) => {
-    expect(interpretStatusCheck(404, body, NOW)).toEqual({ action: 'terminate', terminationTime: new Date(NOW).toISOString() });
+    expect(interpretStatusCheck(404, body, NOW)).toEqual({ action: 'terminate', terminationTime: '2026-11-23T18:00:00Z' });
   });
 
   it.each([
@@ -149,7 +154,7 @@ describe('§8.1 termination and §8.2 submission rules', () => {
 
   it('submissionTime: the Job completionTime, or now; none until it succeeded', () => {
     expect(submissionTime({ status: { succeeded: 1, completionTime: '2026-11-23T17:59:00Z' } }, NOW)).toBe('2026-11-23T17:59:00Z');
-    expect(submissionTime({ status: { succeeded: 1 } }, NOW)).toBe(new Date(NOW).toISOString());
+    expect(submissionTime({ status: { succeeded: 1 } }, NOW)).toBe('2026-11-23T18:00:00Z');
     expect(submissionTime({ status: { succeeded: 0 } }, NOW)).toBeUndefined();
     expect(submissionTime({ status: {} }, NOW)).toBeUndefined();
     expect(submissionTime(undefined, NOW)).toBeUndefined();
