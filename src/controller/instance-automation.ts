@@ -105,7 +105,10 @@ export function watchAutomation(caches: Caches, automation: Automation, enqueue:
   const keys = (o: CachedObject) => automation.keysOf(o.metadata.namespace ?? '', o.metadata.name);
   caches.instances.on((type, obj, old) => {
     if (type === 'delete') {
-      for (const k of keys(obj)) cancel(k);
+      for (const k of keys(obj)) {
+        cancel(k);
+        automation.cleared(k);
+      }
       automation.forgetInstance(obj.metadata.uid ?? '');
       return;
     }
