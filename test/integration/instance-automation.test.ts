@@ -13,6 +13,7 @@ const alice = `${shard}.alice`;
 const tenantNs = `tenant-${shard}-alice`;
 const workspaceNs = `workspace-${ws}`;
 const config = labConfig(shard);
+const otherNs = `${shard}-other`;
 const target = { [SELECTOR]: shard };
 const l: Lab = {
   shard,
@@ -125,11 +126,16 @@ beforeAll(async () => {
   await create(instance('nodest-1', 'quiz', { contentDestination: 'https://upload.example/nodest-1' }, { [L.requested]: 'true' }));
   await create(instance('short-1', 'short'));
   await create(instance('short-2', 'short'));
+  // Outside the namespace whitelist (SPEC §0.6): labelled for termination, but never checked.
+  answers.set('/other-1', { code: 404, body: '' });
+  await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: otherNs } });
+  await create({ ...instance('other-1', 'quiz', { statusCheck: url('other-1') }, { [L.watch]: 'true' }), metadata: { name: 'other-1', namespace: otherNs, labels: { [L.watch]: 'true' } } });
 });
 
 afterAll(async () => {
   await ctl?.handle.stop();
   await cleanupLab(l);
+  await rest().request('DELETE', `/api/v1/namespaces/${otherNs}`).catch(() => undefined);
   await new Promise((r) => server.close(r));
 });
 
@@ -178,6 +184,14 @@ describe('§8.1 termination by status check', () => {
     const s = await getInst('steady-1');
     expect(s.spec.running).toBe(true);
     expect(s.status.automation.terminationTime).toBe(DEADLINE);
+  });
+
+  it('an Instance outside the namespace whitelist is never checked', async () => {
+    await ctl!.handle.idle();
+    expect(hits.get('/other-1')).toBeUndefined();
+    const o = await getObject<any>({ ...instRef('other-1'), metadata: { name: 'other-1', namespace: otherNs } });
+    expect(o.spec.running).toBe(true);
+    expect(o.status?.automation).toBeUndefined();
   });
 });
 
