@@ -60,7 +60,12 @@ export async function reconcileSubmission(ctx: ControllerContext, auto: Automati
     return {}; // the Job's events bring us back
   }
   const time = submissionTime(job, ctx.now());
-  if (!time) return {};
+  if (!time) {
+    // Upstream waits on a failed Job for ever; we wait too, but say so.
+    const failed = (job.status as { conditions?: { type: string; status: string; reason?: string; message?: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+    if (failed) await auto.warn(ctx, key, live, 'SubmissionFailed', `Job ${job.metadata.name} failed: ${failed.reason ?? ''}${failed.message ? ` (${failed.message})` : ''}; delete it to retry`);
+    return {};
+  }
   await writeStatus(ctx, live, { automation: { submissionTime: time } });
   await patchLabels(ctx, live, SUBMISSION_COMPLETED_LABELS);
   auto.cleared(key);

@@ -124,6 +124,7 @@ beforeAll(async () => {
   await create(instance('garbage-1', 'quiz', { statusCheck: url('garbage-1') }));
   await create(instance('steady-1', 'quiz', { statusCheck: url('steady-1') }));
   await create(instance('nodest-1', 'quiz', { contentDestination: 'https://upload.example/nodest-1' }, { [L.requested]: 'true' }));
+  await create(instance('exam-2', 'exam', { contentDestination: 'https://upload.example/exam-2' }, { [L.requested]: 'true' }));
   await create(instance('short-1', 'short'));
   await create(instance('short-2', 'short'));
   // Outside the namespace whitelist (SPEC §0.6): labelled for termination, but never checked.
@@ -247,6 +248,33 @@ describe('§8.2 content submission', () => {
     expect(i.status.automation.terminationTime).toBeDefined();
     await ctl!.handle.idle();
     expect(await getObject(jobRef('exam-1-submitter'))).toBeDefined();
+  });
+
+  it('a failed Job is a Warning Event; the submission stays requested (as upstream, nothing is retried behind the user\'s back)', async () => {
+    await waitFor(() => getObject<any>(jobRef('exam-2-submitter')), { timeoutMs: 30_000, message: 'exam-2 submitter Job' });
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await patch(jobRef('exam-2-submitter'), {
+      status: {
+        startTime: at,
+        failed: 11,
+        conditions: [
+          { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
+          { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
+        ],
+      },
+    }, 'status');
+    const events = await waitFor(async () => {
+      const e = await eventsOf('exam-2');
+      return e.some((x) => x.reason === 'SubmissionFailed') ? e : undefined;
+    }, { timeoutMs: 30_000, message: 'SubmissionFailed event' });
+    expect(events.find((e) => e.reason === 'SubmissionFailed')).toMatchObject({ type: 'Warning', message: expect.stringContaining('Job exam-2-submitter failed: BackoffLimitExceeded') });
+    const i = await getInst('exam-2');
+    expect(i.metadata.labels[L.requested]).toBe('true');
+    expect(i.metadata.labels[L.completed]).toBeUndefined();
+    expect(i.status?.automation?.submissionTime).toBeUndefined();
+    // A restarted controller reports it once more; the restart test below wants nothing due.
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${tenantNs}/instances/exam-2`);
+    await waitFor(async () => !(await getInst('exam-2')), { timeoutMs: 30_000, message: 'exam-2 gone' });
   });
 
   it('a requested submission that is impossible (ephemeral environment) is withdrawn: requested=false, completed=false, no Job', async () => {
