@@ -52,7 +52,13 @@ export function registerController(program: Command): void {
     .option('--webhook-port <port>', 'port of the Tenant admission webhooks (HTTPS); 0 or empty: no webhook server', String(DEFAULT_WEBHOOK_PORT))
     .option('--webhook-host <host>', 'address the webhook server binds (default: all interfaces)')
     .option('--webhook-cert-dir <dir>', `directory holding the webhooks' tls.crt and tls.key, re-read when they change (default ${DEFAULT_CERT_DIR}; when not given and empty there, the webhooks are off)`)
-    .option('--webhook-bypass-groups <groups>', 'comma-separated groups whose requests skip the webhook checks', 'system:masters');
+    .option('--webhook-bypass-groups <groups>', 'comma-separated groups whose requests skip the webhook checks', 'system:masters')
+    .option('--enable-instance-termination', 'stop Instances whose status-check URL answers 404 (SPEC §8.1)', false)
+    .option('--instance-termination-status-check-timeout <duration>', 'HTTP timeout of the status check', '3s')
+    .option('--instance-termination-status-check-interval <duration>', 'time between two status checks of an Instance', '2m')
+    .option('--enable-instance-submission', 'upload a terminated persistent Instance\'s content with a submitter Job (SPEC §8.2)', false)
+    .option('--enable-instance-expiration', 'delete Instances older than their Template\'s deleteAfter (SPEC §8.3)', false)
+    .option('--expiration-dry-run', 'expiration only sends server-side dry-run deletes (logged and recorded as Events)', false);
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const { config, problems } = configFromOptions(opts);
@@ -63,9 +69,14 @@ export function registerController(program: Command): void {
     let keepAlive: number;
     let resync: number;
     let webhook: ControllerWebhookOptions | 'no-certificate' | undefined;
+    let statusCheckTimeout: number;
+    let statusCheckInterval: number;
     try {
       keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
       resync = parseDuration(String(opts.resyncPeriod));
+      statusCheckTimeout = parseDuration(String(opts.instanceTerminationStatusCheckTimeout));
+      statusCheckInterval = parseDuration(String(opts.instanceTerminationStatusCheckInterval));
+      if (statusCheckTimeout <= 0 || statusCheckInterval <= 0) throw new Error('the status-check timeout and interval must be positive');
       for (const [flag, value, min] of [
         ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
         ['--client-qps', opts.clientQps, 0],
@@ -115,6 +126,14 @@ export function registerController(program: Command): void {
         leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
         tenantNsKeepAliveMs: keepAlive,
         resyncPeriodMs: resync,
+        automation: {
+          termination: opts.enableInstanceTermination === true,
+          submission: opts.enableInstanceSubmission === true,
+          expiration: opts.enableInstanceExpiration === true,
+          statusCheckTimeoutMs: statusCheckTimeout,
+          statusCheckIntervalMs: statusCheckInterval,
+          expirationDryRun: opts.expirationDryRun === true,
+        },
         onLeadershipLost: () => process.exit(1),
         webhook,
       });

@@ -13,6 +13,7 @@ import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { EventRecorder } from './events.ts';
+import { Automation, watchAutomation, type AutomationOptions } from './instance-automation.ts';
 import { close, healthHandler, listen, metricsHandler } from './http-endpoints.ts';
 import { KubeClient, type RequestRecord } from './kube-client.ts';
 import { LeaderElector } from './leader-election.ts';
@@ -43,6 +44,8 @@ export interface ControllerOptions {
   /** Called after every reconcile with its key and outcome (tests, tracing). */
   onReconcile?: (key: string, outcome: 'success' | 'error') => void;
   now?: () => number;
+  /** Instance automation (SPEC §8); every part is off unless enabled. */
+  automation?: AutomationOptions;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
   /** Serve the Tenant admission webhooks (SPEC §6); they run on every replica, leader or not. */
@@ -118,8 +121,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
     metrics.queueDepth.set(queue.depth);
   };
 
+  const automation = new Automation(options.automation ?? {});
+
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   watchInstances(caches, enqueue);
+  watchAutomation(caches, automation, enqueue, (key) => queue.cancelAfter(key));
   watchTenants(caches, enqueue);
   watchWorkspaces(caches, enqueue);
   for (const inf of new Set(caches.children.values())) {
@@ -187,6 +193,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (kind === 'Instance') result = await reconcileInstance(ctx, a, b);
       else if (kind === 'Tenant') result = await reconcileTenant(ctx, a);
       else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
+      else if (automation.handles(kind)) result = await automation.reconcile(ctx, kind, a, b);
       else result = {};
       metrics.reconciles.inc({ kind, result: 'success' });
       options.onReconcile?.(key, 'success');
@@ -206,7 +213,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const resyncAll = () => {
     for (const t of caches.workspaces.list()) enqueue(`Workspace/${t.metadata.name}`);
     for (const t of caches.tenants.list()) enqueue(`Tenant/${t.metadata.name}`);
-    for (const i of caches.instances.list()) enqueue(`Instance/${i.metadata.namespace}/${i.metadata.name}`);
+    for (const i of caches.instances.list()) {
+      enqueue(`Instance/${i.metadata.namespace}/${i.metadata.name}`);
+      for (const k of automation.keysOf(i.metadata.namespace ?? '', i.metadata.name)) enqueue(k);
+    }
   };
   const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
   const resyncTimer = resyncPeriod > 0 ? setInterval(resyncAll, resyncPeriod) : undefined;

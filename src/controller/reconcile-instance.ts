@@ -42,9 +42,11 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.
-  const labels = instanceOwnLabels(instance, template);
+  // Only the keys that differ are patched: a stale cached copy of other labels (e.g. the ones the
+  // termination and submission steps flip) is never written back.
+  const labels = Object.fromEntries(Object.entries(instanceOwnLabels(instance, template)).filter(([k, v]) => instance!.metadata.labels?.[k] !== v));
   const patch: { metadata?: Record<string, unknown>; spec?: Record<string, unknown> } = {};
-  if (Object.entries(labels).some(([k, v]) => instance!.metadata.labels?.[k] !== v)) patch.metadata = { labels };
+  if (Object.keys(labels).length > 0) patch.metadata = { labels };
   if (!instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) {
     patch.metadata = { ...patch.metadata, annotations: { [FROZEN_TEMPLATE_ANNOTATION]: JSON.stringify({ environmentList: template.spec.environmentList }) } };
   }
@@ -112,7 +114,7 @@ export function goDuration(ms: number): string {
   return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
-function whitelisted(ctx: ControllerContext, namespace: string): boolean {
+export function whitelisted(ctx: ControllerContext, namespace: string): boolean {
   const wl = ctx.config.namespaceWhitelist;
   if (Object.keys(wl).length === 0) return true;
   const ns = ctx.caches.namespaces.get(undefined, namespace);

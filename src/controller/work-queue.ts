@@ -9,6 +9,9 @@ export interface WorkQueueOptions {
   maxDelayMs?: number;
 }
 
+/** setTimeout's largest delay (a signed 32-bit number of milliseconds). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export type ProcessResult = { requeueAfterMs?: number } | void;
 
 export class WorkQueue {
@@ -41,17 +44,36 @@ export class WorkQueue {
     this.wake.shift()?.();
   }
 
+  /**
+   * Adds `key` after `delayMs`, replacing the key's pending delayed add. Delays beyond what a Node
+   * timer holds (~24.8 days) fire at that limit; the reconcile then computes the rest again.
+   */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
     const prev = this.timers.get(key);
     if (prev) clearTimeout(prev);
     this.timers.set(
       key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        this.add(key);
-      }, delayMs),
+      setTimeout(
+        () => {
+          this.timers.delete(key);
+          this.add(key);
+        },
+        Math.min(Math.max(0, delayMs), MAX_TIMER_MS),
+      ),
     );
+  }
+
+  /** Cancels the key's pending delayed add, if any (e.g. its object was deleted). */
+  cancelAfter(key: string): void {
+    const prev = this.timers.get(key);
+    if (prev) clearTimeout(prev);
+    this.timers.delete(key);
+  }
+
+  /** Whether a delayed add of `key` is pending (tests, introspection). */
+  hasDelayed(key: string): boolean {
+    return this.timers.has(key);
   }
 
   /** Back-off delay of the n-th consecutive failure of a key. */

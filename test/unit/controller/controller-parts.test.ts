@@ -76,6 +76,22 @@ describe('work queue', () => {
     expect(n).toBe(3);
     await q.stop();
   });
+  it('addAfter: one delayed add per key, replaced by a later one, cancellable; huge delays are clamped', async () => {
+    const q = new WorkQueue({ workers: 1 });
+    const runs: string[] = [];
+    q.run(async (key) => void runs.push(key), () => undefined);
+    q.addAfter('a', 10_000);
+    q.addAfter('a', 20); // replaces the 10 s one
+    q.addAfter('b', 20);
+    q.cancelAfter('b');
+    q.addAfter('c', 400 * 86_400_000); // 400 days: kept pending, not fired at once
+    await new Promise((r) => setTimeout(r, 80));
+    expect(runs).toEqual(['a']);
+    expect(q.hasDelayed('a')).toBe(false);
+    expect(q.hasDelayed('b')).toBe(false);
+    expect(q.hasDelayed('c')).toBe(true);
+    await q.stop();
+  });
 });
 
 describe('token bucket', () => {

@@ -1,0 +1,40 @@
+/**
+ * The content submission Job of one Instance (SPEC §8.2), rendered on its own: the controller
+ * creates it when a terminated Instance asks for a submission, outside the Instance's set so that
+ * the set's prune never deletes it before its TTL does.
+ */
+import { App, Chart } from 'cdk8s';
+import { SubmissionJob } from '../../constructs/instance/submission-job.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type KubeObject, type OwnerReference } from '../api/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { submitterJobLabels } from '../model/automation.ts';
+import { COMPOSER } from '../model/labels.ts';
+import { instanceChildName, submitterJobName } from '../model/naming.ts';
+
+export interface SubmissionJobInput {
+  instance: Instance;
+  /** `spec.customizationUrls.contentDestination` (checked non-empty by the caller). */
+  destinationUrl: string;
+  config: Pick<ComposerConfig, 'containerEnvContentUploaderImg' | 'containerEnvSidecarsTag'>;
+  owner?: OwnerReference;
+}
+
+export function renderSubmissionJob(input: SubmissionJobInput): KubeObject {
+  const { instance } = input;
+  const app = new App();
+  const chart = new Chart(app, 'submission', { namespace: instance.metadata.namespace, disableResourceNameHashes: true });
+  new SubmissionJob(chart, 'job', {
+    name: submitterJobName(instance.metadata.name),
+    instanceName: instance.metadata.name,
+    claimName: instanceChildName(instance.metadata.name),
+    destinationUrl: input.destinationUrl,
+    labels: {
+      ...submitterJobLabels({ instanceName: instance.metadata.name, templateName: instance.spec[TEMPLATE_REF].name, tenantName: instance.spec[TENANT_REF].name }),
+      // Ours: the controller's Job informer selects on it.
+      [COMPOSER.managedByKey]: COMPOSER.managedByValue,
+    },
+    config: input.config,
+    owner: input.owner,
+  });
+  return chart.toJson()[0] as KubeObject;
+}

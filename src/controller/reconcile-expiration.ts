@@ -1,0 +1,61 @@
+/**
+ * Template `deleteAfter` expiration (SPEC §8.3, done by the controller instead of a cron, Decision 8):
+ * an Instance is requeued at its expiry time (creationTimestamp + lifespan) and deleted then —
+ * as a server-side dry run with `--expiration-dry-run`, reported by a log line and an Event.
+ * Namespaces labelled `crownlabs.polito.it/expiration-ignore=true` are skipped (upstream HEAD).
+ */
+import { TEMPLATE_REF } from '../api/types.ts';
+import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
+import type { ControllerContext, ReconcileResult } from './context.ts';
+import type { Automation } from './instance-automation.ts';
+import { isNotFound } from './kube-client.ts';
+import { whitelisted } from './reconcile-instance.ts';
+
+export async function reconcileExpiration(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
+  const key = `InstanceExpiration/${namespace}/${name}`;
+  const live = ctx.caches.instances.get(namespace, name);
+  if (!live || live.metadata.deletionTimestamp) return {};
+  if (!whitelisted(ctx, namespace)) return {};
+  if (ctx.caches.namespaces.get(undefined, namespace)?.metadata.labels?.[EXPIRATION_IGNORE_LABEL] === 'true') return {};
+  const ref = (live.spec as { [TEMPLATE_REF]?: { name: string; namespace?: string } } | undefined)?.[TEMPLATE_REF];
+  if (!ref?.name) return {};
+  // As the upstream cron: a reference without a namespace means `default`.
+  const template = ctx.caches.inventory.templates.get(`${ref.namespace || 'default'}/${ref.name}`);
+  if (!template) return {}; // a Template event brings the Instance back
+  let expiry: number | undefined;
+  try {
+    expiry = expiryTime(String(live.metadata.creationTimestamp ?? ''), parseLifespan(template.spec.deleteAfter));
+  } catch (e) {
+    // Not retried: only a change of the Template (or Instance) can fix it, and that enqueues us.
+    await auto.warn(ctx, key, live, 'ExpirationFailed', `Template ${template.metadata.namespace}/${template.metadata.name}: ${(e as Error).message}`);
+    return {};
+  }
+  auto.cleared(key);
+  if (expiry === undefined) return {};
+  const remaining = expiry - ctx.now();
+  if (remaining > 0) return { requeueAfterMs: remaining };
+
+  const uid = live.metadata.uid!;
+  const dryRun = auto.expirationDryRun;
+  if (dryRun && auto.dryRunReported.has(uid)) return {};
+  const message = `expired at ${rfc3339(expiry)} (Template ${template.metadata.name} deleteAfter ${template.spec.deleteAfter})`;
+  try {
+    await ctx.client.request('DELETE', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
+      query: dryRun ? { dryRun: 'All' } : undefined,
+      // Only this very Instance: a new one created under the same name is not expired with it.
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } },
+    });
+  } catch (e) {
+    if (isNotFound(e)) return {};
+    throw e;
+  }
+  if (dryRun) {
+    auto.dryRunReported.add(uid);
+    ctx.log.info({ key, dryRun }, `would delete: ${message}`);
+    await ctx.events.record(live, 'Normal', 'ExpirationDryRun', `would be deleted: ${message}`);
+  } else {
+    ctx.log.info({ key }, `deleted: ${message}`);
+    await ctx.events.record(live, 'Normal', 'Expired', `deleted: ${message}`);
+  }
+  return {};
+}

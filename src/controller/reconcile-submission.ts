@@ -1,0 +1,81 @@
+/**
+ * Content submission (SPEC §8.2): for an Instance with `instance-submission-requested=true` (and not
+ * completed), create the `N-submitter` Job once (spec only at creation) and, when it has succeeded,
+ * record `status.automation.submissionTime` and flip the labels to completed.
+ */
+import { renderSubmissionJob } from '../compose/submission.ts';
+import { singleEnvironment, submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
+import { effectiveEnvironments } from '../model/instance-plan.ts';
+import { submitterJobName } from '../model/naming.ts';
+import { writeStatus } from './apply-set.ts';
+import type { ControllerContext, ReconcileResult } from './context.ts';
+import type { CachedObject } from './informer.ts';
+import type { Automation } from './instance-automation.ts';
+import { isConflict } from './kube-client.ts';
+import { whitelisted } from './reconcile-instance.ts';
+
+export async function reconcileSubmission(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
+  const key = `InstanceSubmission/${namespace}/${name}`;
+  const live = ctx.caches.instances.get(namespace, name);
+  if (!live || live.metadata.deletionTimestamp || !submissionPending(live.metadata.labels)) return {};
+  if (!whitelisted(ctx, namespace)) return {};
+  const instance = ctx.caches.inventory.instances.get(`${namespace}/${name}`);
+  if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
+  const template = ctx.caches.inventory.templateOf(instance);
+  if (!template) {
+    const message = `Template ${instance.spec['template.crownlabs.polito.it/TemplateRef'].name} not found`;
+    await auto.warn(ctx, key, live, 'SubmissionFailed', message);
+    throw new Error(message);
+  }
+  const env = singleEnvironment(effectiveEnvironments(instance, template));
+  if (typeof env === 'string') {
+    await auto.warn(ctx, key, live, 'SubmissionFailed', env);
+    throw new Error(env);
+  }
+  const destination = instance.spec.customizationUrls?.contentDestination ?? '';
+  if (!destination || !env.persistent) {
+    // Nothing to upload from (or to): the request is withdrawn, as upstream.
+    await patchLabels(ctx, live, SUBMISSION_SKIPPED_LABELS);
+    ctx.log.info({ key, persistent: env.persistent, destination: !!destination }, 'submission not possible: request withdrawn');
+    return {};
+  }
+
+  const job = ctx.caches.child('batch/v1', 'Job')?.get(namespace, submitterJobName(name)) as (CachedObject & { status?: { succeeded?: number; completionTime?: string } }) | undefined;
+  if (!job) {
+    const obj = renderSubmissionJob({
+      instance,
+      destinationUrl: destination,
+      config: ctx.config,
+      owner: { apiVersion: live.apiVersion, kind: 'Instance', name, uid: live.metadata.uid! },
+    });
+    try {
+      await ctx.client.request('POST', ctx.client.path('batch/v1', 'Job', namespace), { body: obj });
+    } catch (e) {
+      if (isConflict(e)) return {}; // created already; its watch event has not reached the cache yet
+      await auto.warn(ctx, key, live, 'SubmissionFailed', `creating Job ${obj.metadata.name}: ${(e as Error).message}`);
+      throw e;
+    }
+    auto.cleared(key);
+    await ctx.events.record(live, 'Normal', 'SubmissionStarted', `Job ${obj.metadata.name} uploads the content to ${destination}`);
+    return {}; // the Job's events bring us back
+  }
+  const time = submissionTime(job, ctx.now());
+  if (!time) {
+    // Upstream waits on a failed Job for ever; we wait too, but say so.
+    const failed = (job.status as { conditions?: { type: string; status: string; reason?: string; message?: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+    if (failed) await auto.warn(ctx, key, live, 'SubmissionFailed', `Job ${job.metadata.name} failed: ${failed.reason ?? ''}${failed.message ? ` (${failed.message})` : ''}; delete it to retry`);
+    return {};
+  }
+  await writeStatus(ctx, live, { automation: { submissionTime: time } });
+  await patchLabels(ctx, live, SUBMISSION_COMPLETED_LABELS);
+  auto.cleared(key);
+  await ctx.events.record(live, 'Normal', 'SubmissionCompleted', `content uploaded by Job ${job.metadata.name}`);
+  return {};
+}
+
+async function patchLabels(ctx: ControllerContext, live: CachedObject, labels: Readonly<Record<string, string>>): Promise<void> {
+  await ctx.client.request('PATCH', ctx.client.path(live.apiVersion, 'Instance', live.metadata.namespace, live.metadata.name), {
+    body: { metadata: { labels } },
+    contentType: 'application/merge-patch+json',
+  });
+}
