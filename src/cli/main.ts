@@ -3,6 +3,7 @@ import { registerBastion } from './bastion.ts';
 import { registerController } from './controller.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
+import { registerManifests } from './manifests.ts';
 import { registerSynth } from './synth.ts';
 import { registerValidate } from './validate.ts';
 import { EXIT_USAGE } from './report.ts';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerImageList(program);
   registerBastion(program);
   registerController(program);
+  registerManifests(program);
   return program;
 }
 
