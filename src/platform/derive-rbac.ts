@@ -3,7 +3,7 @@
  * by hand, so that a new informer, a new rendered kind or a new parent kind flows in by itself:
  *
  * - rendered kinds: the representative inputs (every environment type and mode, tenants,
- *   workspaces) composed under each auth mode → `create` + `patch` (server-side apply creates a
+ *   workspaces) composed under the configuration (its auth mode) → `create` + `patch` (server-side apply creates a
  *   missing object), and `delete` where the controller prunes (the kinds it watches as children);
  * - informers: every informer `Caches` builds → `list` + `watch`;
  * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
@@ -18,7 +18,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { INPUT_KINDS, type InputKind, type KubeObject } from '../api/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { AUTH_MODES } from '../config/keys.ts';
 import { Caches } from '../controller/caches.ts';
 import { KubeClient } from '../controller/kube-client.ts';
 import { CHILD_KINDS, KIND_RESOURCES } from '../controller/resources.ts';
@@ -66,25 +65,24 @@ function pluralOf(apiVersion: string, kind: string): string {
   return r.plural;
 }
 
-/** Every object the composition renders for the representative inputs, under each auth mode. */
+/**
+ * Every object the composition renders for the representative inputs under this configuration
+ * (its auth mode decides, e.g., whether per-instance oauth2-proxies and their ConfigMaps exist).
+ */
 export function representativeObjects(config: ComposerConfig): { objects: KubeObject[]; parentKinds: Set<string> } {
   const inventory = representativeInventory(config.targetLabel);
+  // MyDrive needs a known share to render; the URL makes the shared mode emit its annotations.
+  const variant: ComposerConfig = {
+    ...config,
+    instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
+    mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
+    namespaceWhitelist: {},
+  };
   const objects: KubeObject[] = [];
   const parentKinds = new Set<string>();
-  for (const authMode of AUTH_MODES) {
-    // MyDrive needs a known share to render; the URL makes the shared mode emit its annotations.
-    const variant: ComposerConfig = {
-      ...config,
-      authMode,
-      instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
-      mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
-      namespaceWhitelist: {},
-    };
-    const composition = compose(inventory, variant);
-    for (const s of renderAll(composition)) {
-      objects.push(...s.objects);
-      parentKinds.add(s.unit.parent.kind);
-    }
+  for (const s of renderAll(compose(inventory, variant))) {
+    objects.push(...s.objects);
+    parentKinds.add(s.unit.parent.kind);
   }
   return { objects, parentKinds };
 }
