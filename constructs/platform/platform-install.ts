@@ -63,7 +63,9 @@ export class PlatformInstall extends Construct {
     const part = { 'app.kubernetes.io/part-of': 'crownlabs' };
     if (props.crdsDir) {
       for (const f of readdirSync(props.crdsDir).filter((n) => n.startsWith('crownlabs.polito.it_')).sort()) {
-        new Include(this, `crd-${f}`, { url: join(props.crdsDir, f) });
+        const crds = new Include(this, `crd-${f}`, { url: join(props.crdsDir, f) });
+        // Deleting the install (or its Argo CD Application) must never delete every CrownLabs resource.
+        for (const o of crds.apiObjects) o.metadata.addAnnotation('argocd.argoproj.io/sync-options', 'Delete=false,Prune=false');
       }
     }
     new k8s.KubeNamespace(this, 'namespace', { metadata: { name: ns, labels: { ...part, 'pod-security.kubernetes.io/enforce': 'restricted' } } });

@@ -2,7 +2,6 @@
  * The platform install from the configuration: which shards, which components, the config file
  * they share, and the RBAC derived for each (src/platform/derive-rbac.ts).
  */
-import { join } from 'node:path';
 import { App } from 'cdk8s';
 import { stringify } from 'yaml';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
@@ -10,7 +9,7 @@ import type { PlatformInstallProps } from '../../constructs/platform/platform-in
 import type { KubeObject } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
-import { projectRoot } from '../paths.ts';
+import { crdsDir } from '../paths.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
 
 /** Keys that never go into the ConfigMap: secrets come from the Secret, platform keys shape the install. */
@@ -46,7 +45,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
   return {
     namespace: config.platformNamespace,
     image: config.platformImage,
-    crdsDir: config.platformInstallCrds ? join(projectRoot(), 'imports', 'crds') : undefined,
+    crdsDir: config.platformInstallCrds ? crdsDir() : undefined,
     targetLabelKey: key,
     shards,
     shardArgs: perShardWhitelist ? (shard) => ['--namespace-whitelist', `${key}=${shard}`] : undefined,
