@@ -3,8 +3,8 @@
  * by hand, so that a new informer, a new rendered kind or a new parent kind flows in by itself:
  *
  * - rendered kinds: the representative inputs (every environment type and mode, tenants,
- *   workspaces) composed under the configuration (its auth mode) → `create` + `patch` (server-side apply creates a
- *   missing object), and `delete` where the controller prunes (the kinds it watches as children);
+ *   workspaces) composed under the configuration (its auth mode) → `create` + `patch`
+ *   (server-side apply may create), and `delete` where the controller prunes (its child informers);
  * - informers: every informer `Caches` builds → `list` + `watch`;
  * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
  *   (labels, finalizer, frozen Template) and of `<plural>/status`, and `update` of
