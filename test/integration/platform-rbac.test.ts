@@ -18,7 +18,7 @@ import { deriveBastionRules, deriveControllerRbac, deriveImageListRules, type Po
 import { renderPlatform } from '../../src/platform/install.ts';
 import { generateLab } from '../support/generate-lab.ts';
 import { deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, shardName, type Lab } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, releasePvcs, shardName, type Lab } from './controller-support.ts';
 
 const NS = 'crownlabs-composer';
 const SA = 'crownlabs-controller';
@@ -127,7 +127,16 @@ describe('the controller as its ServiceAccount, with the derived role', () => {
 
   afterAll(async () => {
     await handle?.stop();
-  });
+    // Leave no lab behind: other files create the example lab under the same names.
+    for (const o of inputs.filter((x) => x.kind === 'Tenant' || x.kind === 'Workspace')) {
+      await patch(o, { metadata: { finalizers: null } }).catch(() => undefined);
+      await deleteObject(o);
+    }
+    const namespaces = new Set(inputs.filter((o) => o.metadata.namespace).map((o) => o.metadata.namespace!));
+    for (const t of inputs.filter((o) => o.kind === 'Tenant')) namespaces.add(`sandbox-${t.metadata.name.replace(/\./g, '-')}`);
+    for (const n of namespaces) await deleteNamespaceWithPvcs(n);
+    await releasePvcs(config.mydrivePvcsNamespace);
+  }, 120_000);
 
   it(`converges over the example lab and a generated lab (${generated.filter((o) => o.kind === 'Instance').length} more Instances) with no 403`, async () => {
     expect(run.forbidden).toEqual([]);
@@ -192,11 +201,12 @@ describe('the derived controller role is minimal', () => {
       }
     } finally {
       // A controller still waiting for a list or the Lease starts once the full role is back.
+      // (One that failed to start, e.g. on a forbidden Lease, has nothing left to stop.)
       if (!handle) {
         await setRules(rbac.clusterRules, rbac.leaseRules);
-        handle = await run.started;
+        handle = await run.started.catch(() => undefined);
       }
-      await handle.stop();
+      await handle?.stop();
     }
     return { forbidden: run.forbidden, converged: done };
   }
