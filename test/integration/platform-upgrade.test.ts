@@ -120,6 +120,8 @@ describe('upgrading a running lab to a newer install', () => {
     const ctl = await controllerOf(v2, sa, requests);
     try {
       await ctl.idle(500);
+      // It did read and reconcile the lab: its informers listed, and each parent was reconciled.
+      expect(requests.filter((r) => r.method === 'GET').length).toBeGreaterThan(10);
       const writes = requests.filter((r) => r.method !== 'GET' && !r.path.includes('/leases'));
       expect(writes).toEqual([]);
       expect(await versions(children)).toEqual(childVersions);
