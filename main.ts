@@ -1,5 +1,6 @@
 // The cdk8s app (cdk8s.yaml): `cdk8s synth` renders the example lab into dist/ through the same
-// composition as `crownlabs synth`. Each resource set is its own App (synthesis stays linear), so
+// composition as `crownlabs synth`, and the `platform` chart (the install, as `crownlabs manifests`)
+// into dist/platform.yaml. Each resource set is its own App (synthesis stays linear), so
 // this writes the files itself instead of calling app.synth().
 import { join } from 'node:path';
 import { loadInventory } from './src/api/load.ts';
@@ -7,7 +8,10 @@ import { formatProblem, hasErrors } from './src/api/problems.ts';
 import { compose, renderAll } from './src/compose/compose.ts';
 import { loadConfig } from './src/config/config.ts';
 import { projectRoot } from './src/paths.ts';
-import { writeDist } from './src/sinks/files.ts';
+import { renderPlatform } from './src/platform/install.ts';
+import { writeTreeAtomically } from './src/sinks/atomic-tree.ts';
+import { distFiles } from './src/sinks/files.ts';
+import { objectsToYaml } from './src/sinks/yaml-emitter.ts';
 
 const root = projectRoot();
 const input = process.env.CROWNLABS_INPUT ?? join(root, 'examples', 'lab');
@@ -21,5 +25,5 @@ const all = [...configProblems, ...problems, ...composition.problems];
 for (const p of all) process.stderr.write(`${formatProblem(p)}\n`);
 if (hasErrors(all)) process.exit(1);
 const sets = renderAll(composition);
-writeDist(outdir, sets);
-process.stderr.write(`${sets.length} resource sets → ${outdir}\n`);
+writeTreeAtomically(outdir, new Map([...distFiles(sets), ['platform.yaml', objectsToYaml(renderPlatform(config))]]));
+process.stderr.write(`${sets.length} resource sets and the platform chart → ${outdir}\n`);

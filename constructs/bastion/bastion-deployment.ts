@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DEFAULT_SSH_METRIC_NAME } from '../../src/bastion/ssh-tracker.ts';
+import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/security.ts';
 
 /** Ports, paths and volume names of the bastion pod (SPEC §2.3, §12, §15.4). */
 export const BASTION = {
@@ -31,6 +32,12 @@ export interface BastionDeploymentProps {
   readonly replicas?: number;
   /** Counter name of the tracker. Default `bastion_ssh_connections`. */
   readonly metricName?: string;
+  /**
+   * Lock the pod down (the platform install): our sidecars run as non-root with a read-only root
+   * filesystem; the tracker keeps NET_RAW/NET_ADMIN and may raise them through tcpdump's file
+   * capabilities (the Dockerfile sets them), so it alone allows privilege escalation.
+   */
+  readonly hardened?: boolean;
 }
 
 /**
@@ -42,6 +49,9 @@ export interface BastionDeploymentProps {
 export class BastionDeployment extends Construct {
   constructor(scope: Construct, id: string, props: BastionDeploymentProps) {
     super(scope, id);
+    const h = props.hardened;
+    const ours = (add: string[] = []): k8s.SecurityContext =>
+      h ? { ...containerSecurity(add), runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, ...(add.length ? { allowPrivilegeEscalation: true } : {}) } : { allowPrivilegeEscalation: false, capabilities: add.length ? { add, drop: ['ALL'] } : { drop: ['ALL'] } };
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name: props.name, namespace: props.namespace, labels: props.labels },
       spec: {
@@ -51,9 +61,11 @@ export class BastionDeployment extends Construct {
           metadata: { labels: { ...props.labels, ...props.selectorLabels } },
           spec: {
             serviceAccountName: props.serviceAccountName,
+            ...(h ? { securityContext: { seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 10001 } } : {}),
             volumes: [
               { name: BASTION.keysVolume, emptyDir: {} },
               { name: BASTION.hostKeysVolume, secret: { secretName: props.hostKeysSecretName, defaultMode: 0o400 } },
+              ...(h ? [TMP_VOLUME] : []),
             ],
             containers: [
               {
@@ -65,24 +77,24 @@ export class BastionDeployment extends Construct {
                   { name: BASTION.hostKeysVolume, mountPath: BASTION.hostKeysMount, readOnly: true },
                 ],
                 readinessProbe: { tcpSocket: { port: k8s.IntOrString.fromNumber(BASTION.sshdPort) } },
+                // The sshd image runs as its own user `bastion`; nothing to add.
+                ...(h ? { securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } } : {}),
               },
               {
                 name: 'bastion-keys',
                 image: props.composerImage,
                 args: ['bastion-keys'],
                 env: [{ name: 'AUTHORIZED_KEYS_PATH', value: BASTION.authorizedKeysPath }],
-                volumeMounts: [{ name: BASTION.keysVolume, mountPath: BASTION.keysSidecarMount }],
-                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+                volumeMounts: [{ name: BASTION.keysVolume, mountPath: BASTION.keysSidecarMount }, ...(h ? [TMP_MOUNT] : [])],
+                securityContext: ours(),
               },
               {
                 name: 'ssh-tracker',
                 image: props.composerImage,
                 args: ['ssh-tracker', '--metrics-addr', `:${BASTION.metricsPort}`, '--ssh-tracker-metric-name', props.metricName ?? DEFAULT_SSH_METRIC_NAME],
                 ports: [{ name: 'metrics', containerPort: BASTION.metricsPort, protocol: 'TCP' }],
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  capabilities: { add: ['NET_RAW', 'NET_ADMIN'], drop: ['ALL'] },
-                },
+                ...(h ? { volumeMounts: [TMP_MOUNT] } : {}),
+                securityContext: ours(['NET_RAW', 'NET_ADMIN']),
                 livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('metrics') }, periodSeconds: 10, failureThreshold: 3 },
                 readinessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('metrics') } },
               },

@@ -7,6 +7,8 @@ export interface BastionRbacProps {
   /** Namespace of the ServiceAccount. */
   readonly namespace: string;
   readonly labels: Record<string, string>;
+  /** Rules of the ClusterRole (the platform install passes the derived ones). Default: tenants get/list/watch. */
+  readonly rules?: k8s.PolicyRule[];
 }
 
 /**
@@ -21,7 +23,7 @@ export class BastionRbac extends Construct {
     new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: props.name, namespace: props.namespace, labels: props.labels } });
     new k8s.KubeClusterRole(this, 'cluster-role', {
       metadata: { name: props.name, labels: props.labels },
-      rules: [{ apiGroups: ['crownlabs.polito.it'], resources: ['tenants'], verbs: ['get', 'list', 'watch'] }],
+      rules: props.rules ?? [{ apiGroups: ['crownlabs.polito.it'], resources: ['tenants'], verbs: ['get', 'list', 'watch'] }],
     });
     new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
       metadata: { name: props.name, labels: props.labels },

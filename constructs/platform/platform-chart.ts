@@ -1,5 +1,6 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { PlatformInstall, type PlatformInstallProps } from './platform-install.ts';
 import { SharedClusterRoles } from './shared-cluster-roles.ts';
 
 /** Labels of every platform object: who manages it, and what it is part of. */
@@ -13,6 +14,8 @@ export interface PlatformChartProps {
   readonly sandboxClusterRole?: string;
   /** Extra labels on every object (ours: parent and manager). */
   readonly chartLabels?: Record<string, string>;
+  /** The whole install of the components (`crownlabs manifests`); without it only the ClusterRoles. */
+  readonly install?: PlatformInstallProps;
 }
 
 /**
@@ -21,8 +24,9 @@ export interface PlatformChartProps {
  */
 export class PlatformChart extends Chart {
   constructor(scope: Construct, id: string, props: PlatformChartProps = {}) {
-    // No chart namespace: every object here is cluster-scoped.
+    // No chart namespace: most objects here are cluster-scoped; the others name theirs.
     super(scope, id, { labels: { ...props.chartLabels, ...PLATFORM_LABELS }, disableResourceNameHashes: true });
     new SharedClusterRoles(this, 'cluster-roles', { sandboxClusterRole: props.sandboxClusterRole });
+    if (props.install) new PlatformInstall(this, 'install', props.install);
   }
 }

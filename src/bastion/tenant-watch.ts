@@ -11,7 +11,8 @@ import { readKeysFile, writeKeysFileAtomically } from './keys-file.ts';
 type TenantObject = KubernetesObject & { spec?: { publicKeys?: string[] } };
 export type Log = (line: string) => void;
 
-const TENANTS = { group: 'crownlabs.polito.it', version: 'v1alpha2', plural: 'tenants' } as const;
+/** What the keys sidecar reads: every Tenant, by a list then a watch (the RBAC derivation reads this). */
+export const TENANTS = { group: 'crownlabs.polito.it', version: 'v1alpha2', plural: 'tenants', verbs: ['list', 'watch'] } as const;
 
 export interface BastionKeysOptions {
   readonly kubeConfig: KubeConfig;
@@ -26,7 +27,7 @@ export async function runBastionKeys(opts: BastionKeysOptions): Promise<void> {
   const { log } = opts;
   const retryMs = opts.retryMs ?? 5000;
   const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
-  const list = () => api.listClusterCustomObject({ ...TENANTS }) as Promise<KubernetesListObject<TenantObject>>;
+  const list = () => api.listClusterCustomObject({ group: TENANTS.group, version: TENANTS.version, plural: TENANTS.plural }) as Promise<KubernetesListObject<TenantObject>>;
   const reportInvalid = (invalid: InvalidKey[]) => {
     for (const i of invalid) log(`bastion-keys: Tenant ${i.tenant}: publicKeys[${i.index}] skipped: ${i.reason}`);
   };

@@ -3,6 +3,7 @@ import { registerBastion } from './bastion.ts';
 import { registerController } from './controller.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
+import { registerManifests } from './manifests.ts';
 import { registerSynth } from './synth.ts';
 import { registerUserPodsApi } from './user-pods-api.ts';
 import { registerValidate } from './validate.ts';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerBastion(program);
   registerController(program);
   registerUserPodsApi(program);
+  registerManifests(program);
   return program;
 }
 

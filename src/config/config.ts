@@ -55,6 +55,22 @@ export interface ComposerConfig {
   gitopsMaxObjectsPerApp: number;
   gitopsSecretStore: string;
   gitopsSecretMode: 'existing' | 'external-secret' | 'sealed-secret';
+  platformNamespace: string;
+  platformImage: string;
+  platformShards: string[];
+  platformControllerReplicas: number;
+  platformControllerCpu: string;
+  platformControllerMemory: string;
+  platformInstallCrds: boolean;
+  platformServiceMonitor: boolean;
+  platformWebhookCertificate: string;
+  platformWebhookCaBundle: string;
+  platformBastion: boolean;
+  platformBastionSshdImage: string;
+  platformImageListRegistryUrl: string;
+  platformImageListName: string;
+  platformImageListAdvertisedRegistryName: string;
+  platformImageListUpdateInterval: number;
 }
 
 export interface ConfigSources {

@@ -68,6 +68,23 @@ export const CONFIG_KEYS = [
   { key: 'gitopsMaxObjectsPerApp', flag: '--gitops-max-objects-per-app', type: 'int', default: 250, doc: 'Most objects one Argo CD Application holds; a namespace with more instance objects is split.' },
   { key: 'gitopsSecretStore', flag: '--gitops-secret-store', type: 'string', default: 'crownlabs', doc: 'ClusterSecretStore the ExternalSecrets read from (secret mode "external-secret").' },
   { key: 'gitopsSecretMode', flag: '--gitops-secret-mode', type: 'enum', enumValues: GITOPS_SECRET_MODES, default: 'existing', doc: 'How the gitops tree refers to Secrets without their values: "existing" (expect the Secret in the cluster), "external-secret" (an ExternalSecret), "sealed-secret" (a SealedSecret placeholder).' },
+  // --- Platform install (`crownlabs manifests`, the `platform` chart of `cdk8s synth`) ---
+  { key: 'platformNamespace', flag: '--platform-namespace', type: 'string', default: 'crownlabs-composer', doc: 'Namespace of the controller, the image-list updater, their ConfigMap and leader-election Leases.' },
+  { key: 'platformImage', flag: '--platform-image', type: 'string', default: 'ghcr.io/crownlabs/crownlabs-composer:0.1.0', doc: 'Image of this project (the Dockerfile): runs the controller, the image-list updater and the bastion sidecars.' },
+  { key: 'platformShards', flag: '--platform-shards', type: 'list', default: [], doc: 'Values of the targetLabel key: one controller Deployment (and Lease) per value, each rendering only the Tenants/Workspaces carrying it. Empty: one controller for the targetLabel value.' },
+  { key: 'platformControllerReplicas', flag: '--platform-controller-replicas', type: 'int', default: 2, doc: 'Replicas of each controller Deployment (leader election keeps one active; the PodDisruptionBudget keeps one up).' },
+  { key: 'platformControllerCpu', flag: '--platform-controller-cpu', type: 'quantity', default: '200m', doc: 'CPU request of a controller pod.' },
+  { key: 'platformControllerMemory', flag: '--platform-controller-memory', type: 'quantity', default: '512Mi', doc: 'Memory request and limit of a controller pod.' },
+  { key: 'platformInstallCrds', flag: '--platform-install-crds', type: 'bool', default: true, doc: 'Render the CrownLabs CRDs (vendored in imports/crds).' },
+  { key: 'platformServiceMonitor', flag: '--platform-service-monitor', type: 'bool', default: false, doc: 'Render a ServiceMonitor (monitoring.coreos.com/v1) scraping the controllers and the bastion tracker.' },
+  { key: 'platformWebhookCertificate', flag: '--platform-webhook-certificate', type: 'string', default: '', doc: 'cert-manager Certificate ("namespace/name") whose CA cert-manager injects into the webhook configurations. Empty: use platformWebhookCaBundle.' },
+  { key: 'platformWebhookCaBundle', flag: '--platform-webhook-ca-bundle', type: 'string', default: '', doc: 'Base64 PEM CA bundle of the webhook serving certificate, when cert-manager is not used.' },
+  { key: 'platformBastion', flag: '--platform-bastion', type: 'bool', default: true, doc: 'Render the SSH bastion (sshd, authorized-keys sidecar, SSH tracker) in namespace crownlabs-bastion.' },
+  { key: 'platformBastionSshdImage', flag: '--platform-bastion-sshd-image', type: 'string', default: 'crownlabs/ssh-bastion:latest', doc: 'sshd image of the bastion.' },
+  { key: 'platformImageListRegistryUrl', flag: '--platform-image-list-registry-url', type: 'string', default: '', doc: 'Registry URL of the image-list updater. Empty: no updater is rendered.' },
+  { key: 'platformImageListName', flag: '--platform-image-list-name', type: 'string', default: 'crownlabs-virtual-machine-images', doc: 'ImageList the updater writes.' },
+  { key: 'platformImageListAdvertisedRegistryName', flag: '--platform-image-list-advertised-registry-name', type: 'string', default: 'registry.internal.crownlabs.polito.it', doc: 'Registry name the updater writes into the ImageList.' },
+  { key: 'platformImageListUpdateInterval', flag: '--platform-image-list-update-interval', type: 'int', default: 60, doc: 'Seconds between two passes of the updater.' },
 ] as const satisfies readonly ConfigKeyDef[];
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number]['key'];

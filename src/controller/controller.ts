@@ -41,6 +41,8 @@ export interface ControllerOptions {
   logger?: Logger;
   keycloak?: KeycloakClient;
   onRequest?: (r: RequestRecord) => void;
+  /** Called with the status of every answer of the API server (tests count 403s). */
+  onResponse?: (r: RequestRecord & { code: number }) => void;
   /** Called after every reconcile with its key and outcome (tests, tracing). */
   onReconcile?: (key: string, outcome: 'success' | 'error') => void;
   now?: () => number;
@@ -83,7 +85,7 @@ export const DEFAULT_KEEP_ALIVE_MS = 10 * 3600_000;
 export async function startController(options: ControllerOptions): Promise<ControllerHandle> {
   const log = options.logger ?? pino({ name: 'crownlabs-controller' });
   const metrics = new ControllerMetrics(!options.logger);
-  const client = new KubeClient(options.kubeConfig, { qps: options.clientQps ?? 100, burst: options.clientMaxBurst ?? 100, onRequest: options.onRequest });
+  const client = new KubeClient(options.kubeConfig, { qps: options.clientQps ?? 100, burst: options.clientMaxBurst ?? 100, onRequest: options.onRequest, onResponse: options.onResponse });
   const caches = new Caches(client, {
     onError: (kind, err) => log.warn({ kind, err: err.message }, 'informer error'),
     onList: (kind, reason) => {

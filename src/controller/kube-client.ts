@@ -35,6 +35,8 @@ export interface KubeClientOptions {
   burst?: number;
   /** Called before every request (not for watches); tests count writes with it. */
   onRequest?: (r: RequestRecord) => void;
+  /** Called with the HTTP status of every answer, watches included (tests count 403s with it). */
+  onResponse?: (r: RequestRecord & { code: number }) => void;
 }
 
 /** A token bucket: `qps` tokens a second, at most `burst` saved up. */
@@ -156,6 +158,7 @@ export class KubeClient {
             /* keep the text */
           }
           const code = res.statusCode ?? 0;
+          this.options.onResponse?.({ method, path, code });
           if (code >= 200 && code < 300) resolve(parsed as T);
           else reject(new KubeApiError(code, parsed, method, url.pathname + url.search));
         });
@@ -190,6 +193,7 @@ export class KubeClient {
       const url = new URL(path, this.server);
       for (const [k, v] of Object.entries({ ...query, watch: 'true' })) if (v !== undefined) url.searchParams.set(k, String(v));
       req = https.request(url, { ...base, method: 'GET', headers: { ...(base.headers as Record<string, string>), Accept: 'application/json' } }, (res) => {
+        this.options.onResponse?.({ method: 'WATCH', path, code: res.statusCode ?? 0 });
         if ((res.statusCode ?? 0) >= 300) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

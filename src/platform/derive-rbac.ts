@@ -1,0 +1,162 @@
+/**
+ * The least-privilege RBAC of each component, derived from what the code does rather than listed
+ * by hand, so that a new informer, a new rendered kind or a new parent kind flows in by itself:
+ *
+ * - rendered kinds: the representative inputs (every environment type and mode, tenants,
+ *   workspaces) composed under the configuration (its auth mode) → `create` + `patch`
+ *   (server-side apply may create), and `delete` where the controller prunes (its child informers);
+ * - informers: every informer `Caches` builds → `list` + `watch`;
+ * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
+ *   (labels, finalizer, frozen Template) and of `<plural>/status`, and `update` of
+ *   `<plural>/finalizers` (owner references with blockOwnerDeletion need it);
+ * - Events: `create`; leader election: a Role on its Lease;
+ * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
+ *   of every rendered (Cluster)Role are added (names dropped: they name each tenant), and the
+ *   ClusterRoles we bind without rendering them (SPEC §3 shared roles) get `bind` by name.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { INPUT_KINDS, type InputKind, type KubeObject } from '../api/types.ts';
+import { compose, renderAll } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { Caches } from '../controller/caches.ts';
+import { KubeClient } from '../controller/kube-client.ts';
+import { CHILD_KINDS, KIND_RESOURCES } from '../controller/resources.ts';
+import { TENANTS } from '../bastion/tenant-watch.ts';
+import { representativeInventory } from './representative-lab.ts';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+/** Verbs in the order kubectl prints them. */
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'bind', 'escalate'];
+
+/** Collects verbs per (group, resource, resourceNames); one rule each, in a stable order. */
+class RuleSet {
+  private readonly rules = new Map<string, { group: string; resource: string; names?: string[]; verbs: Set<string> }>();
+  add(group: string, resource: string, verbs: readonly string[], names?: string[]): void {
+    const key = `${group}|${resource}|${names?.join(',') ?? ''}`;
+    let r = this.rules.get(key);
+    if (!r) this.rules.set(key, (r = { group, resource, names, verbs: new Set() }));
+    for (const v of verbs) r.verbs.add(v);
+  }
+  toRules(): PolicyRule[] {
+    return [...this.rules.values()]
+      .sort((a, b) => a.group.localeCompare(b.group) || a.resource.localeCompare(b.resource) || (a.names?.join() ?? '').localeCompare(b.names?.join() ?? ''))
+      .map((r) => ({
+        apiGroups: [r.group],
+        resources: [r.resource],
+        verbs: [...r.verbs].sort((x, y) => VERB_ORDER.indexOf(x) - VERB_ORDER.indexOf(y)),
+        ...(r.names ? { resourceNames: r.names } : {}),
+      }));
+  }
+}
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+}
+
+function pluralOf(apiVersion: string, kind: string): string {
+  const r = KIND_RESOURCES[`${apiVersion}/${kind}`];
+  if (!r) throw new Error(`the composition emits ${apiVersion} ${kind}, unknown to src/controller/resources.ts`);
+  return r.plural;
+}
+
+/**
+ * Every object the composition renders for the representative inputs under this configuration
+ * (its auth mode decides, e.g., whether per-instance oauth2-proxies and their ConfigMaps exist).
+ */
+export function representativeObjects(config: ComposerConfig): { objects: KubeObject[]; parentKinds: Set<string> } {
+  const inventory = representativeInventory(config.targetLabel);
+  // MyDrive needs a known share to render; the URL makes the shared mode emit its annotations.
+  const variant: ComposerConfig = {
+    ...config,
+    instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
+    mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
+    namespaceWhitelist: {},
+  };
+  const objects: KubeObject[] = [];
+  const parentKinds = new Set<string>();
+  for (const s of renderAll(compose(inventory, variant))) {
+    objects.push(...s.objects);
+    parentKinds.add(s.unit.parent.kind);
+  }
+  return { objects, parentKinds };
+}
+
+/** apiVersion/kind of every informer the controller starts (its own registry, `Caches`). */
+export function informerKinds(): { apiVersion: string; kind: string }[] {
+  const kc = new KubeConfig();
+  // Never contacted: the informers are built, not started.
+  kc.loadFromOptions({
+    clusters: [{ name: 'none', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'none' }],
+    contexts: [{ name: 'none', cluster: 'none', user: 'none' }],
+    currentContext: 'none',
+  });
+  const caches = new Caches(new KubeClient(kc));
+  return caches.all.map((i) => ({ apiVersion: i.options.apiVersion, kind: i.options.kind }));
+}
+
+export interface ControllerRbac {
+  /** Cluster-wide rules of the controller's ClusterRole. */
+  clusterRules: PolicyRule[];
+  /** Rules of its Role in the leader-election namespace. */
+  leaseRules: PolicyRule[];
+}
+
+export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[]): ControllerRbac {
+  const rules = new RuleSet();
+  const { objects, parentKinds } = representativeObjects(config);
+  const children = new Set(CHILD_KINDS.map((k) => `${k.apiVersion}/${k.kind}`));
+  const emittedRoles = new Set<string>();
+  for (const o of objects) {
+    const plural = pluralOf(o.apiVersion, o.kind);
+    rules.add(groupOf(o.apiVersion), plural, children.has(`${o.apiVersion}/${o.kind}`) ? ['create', 'patch', 'delete'] : ['create', 'patch']);
+    if (o.kind === 'ClusterRole' || o.kind === 'Role') {
+      emittedRoles.add(`${o.kind}/${o.metadata.name}`);
+      for (const r of (o as { rules?: PolicyRule[] }).rules ?? []) {
+        for (const g of r.apiGroups ?? ['']) for (const res of r.resources ?? []) rules.add(g, res, r.verbs);
+      }
+    }
+  }
+  for (const o of objects) {
+    const ref = (o as { roleRef?: { kind: string; name: string } }).roleRef;
+    if (ref && !emittedRoles.has(`${ref.kind}/${ref.name}`)) rules.add('rbac.authorization.k8s.io', ref.kind === 'Role' ? 'roles' : 'clusterroles', ['bind'], [ref.name]);
+  }
+  for (const { apiVersion, kind } of informerKinds()) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['list', 'watch']);
+  for (const kind of parentKinds) {
+    const { apiVersion, plural } = INPUT_KINDS[kind as InputKind];
+    rules.add(groupOf(apiVersion), plural, ['patch']);
+    rules.add(groupOf(apiVersion), `${plural}/status`, ['patch']);
+    rules.add(groupOf(apiVersion), `${plural}/finalizers`, ['update']);
+  }
+  rules.add('', 'events', ['create']);
+  return {
+    clusterRules: rules.toRules(),
+    leaseRules: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [...leaseNames] },
+    ],
+  };
+}
+
+/** The bastion's keys sidecar: what its Tenant watch does (list, then watch). */
+export function deriveBastionRules(): PolicyRule[] {
+  return [{ apiGroups: [TENANTS.group], resources: [TENANTS.plural], verbs: [...TENANTS.verbs] }];
+}
+
+/**
+ * The image-list updater server-side applies one ImageList: `create` (a missing object; it cannot
+ * be limited by name) and `patch` of that name.
+ */
+export function deriveImageListRules(imageListName: string): PolicyRule[] {
+  const { apiVersion, plural } = INPUT_KINDS.ImageList;
+  return [
+    { apiGroups: [groupOf(apiVersion)], resources: [plural], verbs: ['create'] },
+    { apiGroups: [groupOf(apiVersion)], resources: [plural], verbs: ['patch'], resourceNames: [imageListName] },
+  ];
+}

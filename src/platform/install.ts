@@ -1,0 +1,85 @@
+/**
+ * The platform install from the configuration: which shards, which components, the config file
+ * they share, and the RBAC derived for each (src/platform/derive-rbac.ts).
+ */
+import { App } from 'cdk8s';
+import { stringify } from 'yaml';
+import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
+import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
+import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
+import type { KubeObject } from '../api/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
+import { crdsDir } from '../paths.ts';
+import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
+
+/** Keys that never go into the ConfigMap: secrets come from the Secret, platform keys shape the install. */
+const SECRET_KEYS = new Set(['keycloakPassword', 'oidcClientSecret']);
+export const PLATFORM_SECRET = 'crownlabs-composer-secrets';
+
+export function shardsOf(config: ComposerConfig): string[] {
+  return config.platformShards.length ? [...config.platformShards] : [config.targetLabel.value];
+}
+
+export function leaseName(shard: string): string {
+  return `crownlabs-composer-${shard}`;
+}
+
+/** The configuration file every component reads (`--config`), in the config file's own syntax. */
+export function configFileOf(config: ComposerConfig): string {
+  const out: Record<string, unknown> = {};
+  for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
+    if (SECRET_KEYS.has(def.key) || def.key.startsWith('platform')) continue;
+    const v = (config as unknown as Record<string, unknown>)[def.key];
+    out[def.key] = def.type === 'label' ? `${(v as { key: string }).key}=${(v as { value: string }).value}` : v;
+  }
+  return stringify(out);
+}
+
+export function platformInstallProps(config: ComposerConfig): PlatformInstallProps {
+  const shards = shardsOf(config);
+  const rbac = deriveControllerRbac(config, shards.map(leaseName));
+  const key = config.targetLabel.key;
+  // The default whitelist is the target label itself: each shard whitelists its own value.
+  const wl = Object.entries(config.namespaceWhitelist);
+  const perShardWhitelist = wl.length === 1 && wl[0][0] === key;
+  return {
+    namespace: config.platformNamespace,
+    image: config.platformImage,
+    crdsDir: config.platformInstallCrds ? crdsDir() : undefined,
+    targetLabelKey: key,
+    shards,
+    shardArgs: perShardWhitelist ? (shard) => ['--namespace-whitelist', `${key}=${shard}`] : undefined,
+    controllerReplicas: config.platformControllerReplicas,
+    controllerResources: { cpu: config.platformControllerCpu, memory: config.platformControllerMemory },
+    configYaml: configFileOf(config),
+    secretName: PLATFORM_SECRET,
+    controllerRules: rbac.clusterRules,
+    leaseRules: rbac.leaseRules,
+    leaseName,
+    serviceMonitor: config.platformServiceMonitor,
+    webhookCaBundle: config.platformWebhookCaBundle || undefined,
+    webhookCertificate: config.platformWebhookCertificate || undefined,
+    webhooks: (scope, id, wiring) => new TenantWebhooks(scope, id, wiring),
+    bastion: config.platformBastion ? { sshdImage: config.platformBastionSshdImage, rules: deriveBastionRules() } : undefined,
+    imageList: config.platformImageListRegistryUrl
+      ? {
+          registryUrl: config.platformImageListRegistryUrl,
+          name: config.platformImageListName,
+          advertisedRegistryName: config.platformImageListAdvertisedRegistryName,
+          updateIntervalSeconds: config.platformImageListUpdateInterval,
+          rules: deriveImageListRules(config.platformImageListName),
+        }
+      : undefined,
+  };
+}
+
+/** Adds the `platform` chart (shared ClusterRoles + the install) to an App. */
+export function platformChart(app: App, config: ComposerConfig): PlatformChart {
+  return new PlatformChart(app, 'platform', { sandboxClusterRole: config.sandboxClusterRole, install: platformInstallProps(config) });
+}
+
+/** Every object of the install, in chart order. */
+export function renderPlatform(config: ComposerConfig): KubeObject[] {
+  return platformChart(new App(), config).toJson() as KubeObject[];
+}

@@ -1,0 +1,30 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { CONFIG, crownlabs } from '../../support/cli.ts';
+
+const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+
+describe('crownlabs manifests', () => {
+  it('prints the install; -o writes the same stream to a file', () => {
+    const a = crownlabs(['manifests', '--config', CONFIG, '--platform-shards', 'a,b']);
+    expect(a.code).toBe(0);
+    const objects = docs(a.stdout);
+    expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual(['crownlabs-controller-a', 'crownlabs-controller-b', 'ssh-bastion']);
+    const file = join(mkdtempSync(join(tmpdir(), 'manifests-')), 'platform.yaml');
+    expect(crownlabs(['manifests', '--config', CONFIG, '--platform-shards', 'a,b', '-o', file]).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(a.stdout);
+  });
+
+  it('--argocd-application renders the Application that syncs the committed install', () => {
+    const objects = docs(crownlabs(['manifests', '--config', CONFIG, '--argocd-application', 'platform']).stdout);
+    expect(objects).toHaveLength(1);
+    expect(objects[0]).toMatchObject({ kind: 'Application', metadata: { name: 'crownlabs-platform' }, spec: { source: { path: 'platform' } } });
+  });
+
+  it('a bad config value is an input error (exit 1)', () => {
+    expect(crownlabs(['manifests', '--platform-controller-replicas', 'two']).code).toBe(1);
+  });
+});

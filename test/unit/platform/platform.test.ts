@@ -1,0 +1,153 @@
+import { App } from 'cdk8s';
+import { describe, expect, it } from 'vitest';
+import { PlatformChart } from '../../../constructs/platform/platform-chart.ts';
+import type { WebhookWiring } from '../../../constructs/platform/platform-install.ts';
+import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
+import { CHILD_KINDS, KIND_RESOURCES } from '../../../src/controller/resources.ts';
+import { deriveControllerRbac, informerKinds, representativeObjects } from '../../../src/platform/derive-rbac.ts';
+import { platformInstallProps, renderPlatform } from '../../../src/platform/install.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+const config = (o: Partial<ComposerConfig> = {}): ComposerConfig => ({ ...defaultConfig(), ...o });
+const grants = (rules: Any[]) => {
+  const m = new Map<string, Set<string>>();
+  for (const r of rules) if (!r.resourceNames) for (const g of r.apiGroups) for (const res of r.resources) m.set(`${g}/${res}`, new Set([...(m.get(`${g}/${res}`) ?? []), ...r.verbs]));
+  return m;
+};
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+
+describe('issue 8: the controller role is derived from what it renders and reads', () => {
+  const rbac = deriveControllerRbac(config(), ['lease-a']);
+  const g = grants(rbac.clusterRules);
+
+  it('every informer the controller starts may list and watch its kind', () => {
+    for (const { apiVersion, kind } of informerKinds()) {
+      const verbs = g.get(`${groupOf(apiVersion)}/${KIND_RESOURCES[`${apiVersion}/${kind}`].plural}`);
+      expect([...(verbs ?? [])], `${apiVersion} ${kind}`).toEqual(expect.arrayContaining(['list', 'watch']));
+    }
+  });
+
+  it('every rendered kind may be created and patched (SSA), and deleted where the controller prunes it', () => {
+    const children = new Set(CHILD_KINDS.map((k) => `${k.apiVersion}/${k.kind}`));
+    for (const o of representativeObjects(config()).objects) {
+      const verbs = [...(g.get(`${groupOf(o.apiVersion)}/${KIND_RESOURCES[`${o.apiVersion}/${o.kind}`].plural}`) ?? [])];
+      expect(verbs, o.kind).toEqual(expect.arrayContaining(['create', 'patch', ...(children.has(`${o.apiVersion}/${o.kind}`) ? ['delete'] : [])]));
+    }
+  });
+
+  it('watched kinds the composition never renders are read-only (Jobs, DataVolumes, PersistentVolumes, Templates)', () => {
+    expect([...g.get('batch/jobs')!]).toEqual(['list', 'watch']);
+    expect([...g.get('cdi.kubevirt.io/datavolumes')!]).toEqual(['list', 'watch']);
+    expect([...g.get('/persistentvolumes')!]).toEqual(['list', 'watch']);
+    expect([...g.get('crownlabs.polito.it/templates')!]).toEqual(['list', 'watch']);
+  });
+
+  it('parents: metadata patch, status patch, finalizers update; Events create; no wildcard, no escalate, no get on children', () => {
+    for (const p of ['instances', 'tenants', 'workspaces']) {
+      expect([...g.get(`crownlabs.polito.it/${p}/status`)!]).toEqual(['patch']);
+      expect([...g.get(`crownlabs.polito.it/${p}/finalizers`)!]).toEqual(['update']);
+      expect(g.get(`crownlabs.polito.it/${p}`)!.has('patch')).toBe(true);
+    }
+    expect([...g.get('/events')!]).toEqual(['create']);
+    const flat = rbac.clusterRules.flatMap((r: Any) => [...r.verbs, ...r.resources, ...r.apiGroups]);
+    expect(flat).not.toContain('*');
+    expect(flat).not.toContain('escalate');
+    expect(g.get('/secrets')!.has('get')).toBe(false);
+  });
+
+  it('binds the shared ClusterRoles by name only, and holds what the per-tenant ClusterRoles grant', () => {
+    const bind = rbac.clusterRules.filter((r: Any) => r.verbs.includes('bind'));
+    expect(bind.every((r: Any) => r.resourceNames?.length === 1 && r.verbs.length === 1)).toBe(true);
+    expect(bind.map((r: Any) => r.resourceNames[0]).sort()).toEqual(['crownlabs-manage-instances', 'crownlabs-manage-templates', 'crownlabs-manage-tenants', 'crownlabs-sandbox', 'crownlabs-view-templates']);
+    expect([...g.get('crownlabs.polito.it/tenants')!].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
+  });
+
+  it('per-instance auth adds ConfigMaps (the oauth2-proxy configuration); shared auth does not', () => {
+    expect(g.has('/configmaps')).toBe(false);
+    expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['create', 'patch']));
+  });
+
+  it('the Lease: create, and get/update of the shards\' Leases by name', () => {
+    expect(rbac.leaseRules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: ['lease-a'] },
+    ]);
+  });
+});
+
+describe('issue 8: the rendered install', () => {
+  const objects = renderPlatform(config({ platformShards: ['prod', 'exam'], platformServiceMonitor: true, platformImageListRegistryUrl: 'http://registry:5000' })) as Any[];
+  const of = (kind: string) => objects.filter((o) => o.kind === kind);
+
+  it('one controller Deployment per shard, each with its target label, whitelist, Lease and leader election', () => {
+    const ctl = of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-'));
+    expect(ctl.map((d) => d.metadata.name)).toEqual(['crownlabs-controller-prod', 'crownlabs-controller-exam']);
+    const args = ctl[1].spec.template.spec.containers[0].args;
+    expect(args).toEqual(expect.arrayContaining(['controller', '--enable-leader-election']));
+    expect(args[args.indexOf('--target-label') + 1]).toBe('crownlabs.polito.it/operator-selector=exam');
+    expect(args[args.indexOf('--namespace-whitelist') + 1]).toBe('crownlabs.polito.it/operator-selector=exam');
+    expect(args[args.indexOf('--leader-election-id') + 1]).toBe('crownlabs-composer-exam');
+    const role = of('Role').find((r) => r.metadata.name === 'crownlabs-controller-leader-election');
+    expect(role.rules[1].resourceNames).toEqual(['crownlabs-composer-prod', 'crownlabs-composer-exam']);
+    expect(of('PodDisruptionBudget').map((p) => p.metadata.name)).toEqual(['crownlabs-controller-prod', 'crownlabs-controller-exam', 'ssh-bastion']);
+  });
+
+  it('CrownLabs CRDs only, namespace, ConfigMap without secrets, ServiceMonitor when enabled', () => {
+    expect(of('CustomResourceDefinition').map((c) => c.metadata.name).every((n: string) => n.endsWith('.crownlabs.polito.it'))).toBe(true);
+    expect(of('CustomResourceDefinition')).toHaveLength(6);
+    const cm = of('ConfigMap')[0].data['config.yaml'];
+    expect(cm).toContain('targetLabel: crownlabs.polito.it/operator-selector=production');
+    expect(cm).not.toMatch(/keycloakPassword|oidcClientSecret|platform/);
+    expect(of('ServiceMonitor')[0].apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(renderPlatform(config()).some((o) => o.kind === 'ServiceMonitor')).toBe(false);
+    expect(renderPlatform(config({ platformInstallCrds: false })).some((o) => o.kind === 'CustomResourceDefinition')).toBe(false);
+  });
+
+  it('every container: read-only root, no privilege escalation, all capabilities dropped; only the tracker adds NET_RAW/NET_ADMIN', () => {
+    for (const d of of('Deployment')) {
+      const pod = d.spec.template.spec;
+      for (const c of pod.containers) {
+        const sc = c.securityContext;
+        expect(sc.capabilities.drop, `${d.metadata.name}/${c.name}`).toEqual(['ALL']);
+        if (c.name === 'ssh-tracker') expect(sc.capabilities.add).toEqual(['NET_RAW', 'NET_ADMIN']);
+        else expect(sc.capabilities.add, c.name).toBeUndefined();
+        if (c.name === 'sshd') continue; // upstream's image, run as its own user
+        expect(sc.readOnlyRootFilesystem, c.name).toBe(true);
+        expect(pod.securityContext?.runAsNonRoot || sc.runAsNonRoot, c.name).toBe(true);
+        if (c.name !== 'ssh-tracker') expect(sc.allowPrivilegeEscalation, c.name).toBe(false);
+      }
+    }
+  });
+
+  it('the image-list updater gets its flags and a role limited to its ImageList', () => {
+    const d = of('Deployment').find((x) => x.metadata.name === 'crownlabs-imagelist-updater');
+    expect(d.spec.template.spec.containers[0].args).toEqual(['imagelist', '--advertised-registry-name', 'registry.internal.crownlabs.polito.it', '--image-list-name', 'crownlabs-virtual-machine-images', '--registry-url', 'http://registry:5000', '--update-interval', '60']);
+    const role = of('ClusterRole').find((r) => r.metadata.name === 'crownlabs-imagelist-updater');
+    expect(role.rules).toEqual([
+      { apiGroups: ['crownlabs.polito.it'], resources: ['imagelists'], verbs: ['create'] },
+      { apiGroups: ['crownlabs.polito.it'], resources: ['imagelists'], verbs: ['patch'], resourceNames: ['crownlabs-virtual-machine-images'] },
+    ]);
+    expect(of('ClusterRole').find((r) => r.metadata.name === 'ssh-bastion').rules).toEqual([{ apiGroups: ['crownlabs.polito.it'], resources: ['tenants'], verbs: ['list', 'watch'] }]);
+  });
+
+  it('the webhook hook is called once per shard with its Service and the configured certificate path', () => {
+    const calls: WebhookWiring[] = [];
+    const props = { ...platformInstallProps(config({ platformShards: ['a', 'b'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })), webhooks: (_s: unknown, _id: string, p: WebhookWiring) => void calls.push(p) };
+    new PlatformChart(new App(), 'p', { install: props }).toJson();
+    expect(calls).toEqual([
+      { targetLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'a' }, service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-a-' },
+      { targetLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'b' }, service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-b', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-b-' },
+    ]);
+  });
+
+  it('renders the Tenant webhook configurations of each shard, pointed at its Service', () => {
+    const objects = new PlatformChart(new App(), 'p', { install: platformInstallProps(config({ platformShards: ['a'] })) }).toJson();
+    const hooks = objects.filter((o) => /WebhookConfiguration$/.test(o.kind));
+    expect(hooks.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'MutatingWebhookConfiguration/crownlabs-controller-a-tenant-webhook',
+      'ValidatingWebhookConfiguration/crownlabs-controller-a-tenant-webhook',
+    ]);
+    for (const h of hooks) expect(h.webhooks[0].clientConfig.service).toMatchObject({ namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 });
+  });
+});
