@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { SnapshotChart } from '../../../constructs/snapshot/snapshot-chart.ts';
 import { Inventory } from '../../../src/api/inventory.ts';
 import type { Environment, Instance, InstanceSnapshot, KubeObject, Template } from '../../../src/api/types.ts';
-import { compose, renderUnit } from '../../../src/compose/compose.ts';
+import { compose, renderAll, renderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
+import { gitopsFiles } from '../../../src/sinks/gitops.ts';
 import { COMPOSER, parentId } from '../../../src/model/labels.ts';
 import {
   goDuration,
@@ -245,6 +246,11 @@ describe('§9 compose: one snapshot set per valid request', () => {
     const c = compose(inventoryOf(template(), instance(true), snapshot()), config, onlySnapshots);
     expect(c.units).toEqual([]);
     expect(c.problems).toEqual([expect.objectContaining({ severity: 'warning', kind: 'InstanceSnapshot', message: expect.stringMatching(/skipped: Instance .* is running/) })]);
+  });
+  it('the gitops tree leaves snapshot sets out', () => {
+    const sets = renderAll(compose(inventoryOf(template(), instance(), snapshot()), config, onlySnapshots));
+    expect(sets).toHaveLength(1);
+    expect([...gitopsFiles(sets, config).keys()].filter((f) => /Job|snap/.test(f))).toEqual([]);
   });
   it('a snapshot in a namespace without the whitelist labels is skipped', () => {
     const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } };
