@@ -10,12 +10,12 @@
  * the parent annotation like every rendered child (controller.ts).
  */
 import { compose, renderUnit } from '../compose/compose.ts';
-import { SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup } from '../model/snapshot.ts';
-import { withOwner, writeStatus } from './apply-set.ts';
+import { SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
+import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
-import { isNotFound } from './kube-client.ts';
+import { isConflict, isNotFound } from './kube-client.ts';
 import { whitelisted } from './reconcile-instance.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
@@ -30,51 +30,89 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
   const snapshot = ctx.caches.inventory.snapshots.get(`${namespace}/${name}`);
   if (!snapshot) throw new Error(`InstanceSnapshot ${namespace}/${name} failed validation`);
   const record = (e: SnapshotEvent) => ctx.events.record(live, e.type, e.reason, e.message);
+  const phases = new PhaseWriter(ctx, live);
 
-  const job = await findJob(ctx, namespace, name);
-  if (job) {
-    // A Job of a deleted snapshot of the same name waits for the garbage collector.
-    if (!(job.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid)) {
-      throw new Error(`Job ${namespace}/${name} exists and is not owned by this InstanceSnapshot`);
-    }
-    const outcome = snapshotOutcome(job as JobOutcome, snapshot.spec.imageName);
-    // Still running: only make sure the phase says so (a create whose status write was lost).
-    if (!outcome) {
-      await writeStatus(ctx, live, { phase: 'Processing' });
+  try {
+    const job = await findJob(ctx, namespace, name);
+    if (job) {
+      // A Job of a deleted snapshot of the same name waits for the garbage collector.
+      if (!(job.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid)) {
+        throw new Error(`Job ${namespace}/${name} exists and is not owned by this InstanceSnapshot`);
+      }
+      const outcome = snapshotOutcome(job as JobOutcome, snapshot.spec.imageName);
+      // Still running: only make sure the phase says so (a create whose status write was lost).
+      if (!outcome) {
+        if (phase !== 'Processing') await phases.set('Processing');
+        return {};
+      }
+      await phases.set(outcome.phase);
+      await record(outcome.event);
       return {};
     }
-    await writeStatus(ctx, live, { phase: outcome.phase });
-    await record(outcome.event);
+
+    // Job missing (SPEC §9.2 steps 1–4). Validating is announced once, not on every retry.
+    if (phase !== 'Pending') {
+      await phases.set('Pending');
+      await record(SNAPSHOT_EVENTS.validating);
+    }
+    const request = validateSnapshotRequest(snapshot, cacheLookup(ctx.caches));
+    if (!request.ok) {
+      if (!request.permanent) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${request.message}`);
+      await phases.set('Failed');
+      await record(SNAPSHOT_EVENTS.validationError(request.message));
+      return {};
+    }
+
+    // One composition: the Job `crownlabs synth` renders for the same inputs, with the tag of now.
+    const composition = compose(ctx.caches.inventory, ctx.config, {
+      only: (p) => p.kind === 'InstanceSnapshot' && p.namespace === namespace && p.name === name,
+      snapshotTag: () => snapshotTag(new Date(ctx.now())),
+    });
+    const unit = composition.units[0];
+    if (!unit) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${composition.problems.map((p) => p.message).join('; ') || 'nothing to render'}`);
+    const [rendered] = withOwner(renderUnit(unit), live);
+    // Create, never apply: an existing Job (409) is read back on the retry, not replaced.
+    await ctx.client.request('POST', ctx.client.path(JOB.apiVersion, JOB.kind, namespace), { body: rendered });
+    ctx.metrics.applies.inc({ kind: JOB.kind });
+    await phases.set('Processing');
+    await record(SNAPSHOT_EVENTS.creation(name));
     return {};
+  } catch (e) {
+    // Our cache lagged behind the snapshot: look again once it has caught up.
+    if (e instanceof StaleSnapshot) return { requeueAfterMs: 200 };
+    throw e;
+  }
+}
+
+class StaleSnapshot extends Error {}
+
+/**
+ * Phase transitions with optimistic concurrency (the resourceVersion we read): when the cache is
+ * behind (a transition already written), the write fails instead of repeating it and its Event.
+ */
+class PhaseWriter {
+  private resourceVersion: string | undefined;
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly live: CachedObject,
+  ) {
+    this.resourceVersion = live.metadata.resourceVersion;
   }
 
-  // Job missing (SPEC §9.2 steps 1–4). Validating is announced once, not on every retry.
-  if (phase !== 'Pending') {
-    await record(SNAPSHOT_EVENTS.validating);
-    await writeStatus(ctx, live, { phase: 'Pending' });
+  async set(phase: SnapshotPhase): Promise<void> {
+    const { ctx, live } = this;
+    try {
+      const res = await ctx.client.request<CachedObject>('PATCH', ctx.client.path(live.apiVersion, live.kind, live.metadata.namespace, live.metadata.name, 'status'), {
+        body: { metadata: { resourceVersion: this.resourceVersion }, status: { phase } },
+        contentType: 'application/merge-patch+json',
+      });
+      this.resourceVersion = res.metadata.resourceVersion;
+      ctx.metrics.statusWrites.inc({ kind: live.kind });
+    } catch (e) {
+      if (isConflict(e)) throw new StaleSnapshot();
+      throw e;
+    }
   }
-  const request = validateSnapshotRequest(snapshot, cacheLookup(ctx.caches));
-  if (!request.ok) {
-    if (!request.permanent) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${request.message}`);
-    await writeStatus(ctx, live, { phase: 'Failed' });
-    await record(SNAPSHOT_EVENTS.validationError(request.message));
-    return {};
-  }
-
-  // One composition: the Job `crownlabs synth` renders for the same inputs, with the tag of now.
-  const composition = compose(ctx.caches.inventory, ctx.config, {
-    only: (p) => p.kind === 'InstanceSnapshot' && p.namespace === namespace && p.name === name,
-    snapshotTag: () => snapshotTag(new Date(ctx.now())),
-  });
-  const unit = composition.units[0];
-  if (!unit) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${composition.problems.map((p) => p.message).join('; ') || 'nothing to render'}`);
-  const [rendered] = withOwner(renderUnit(unit), live);
-  // Create, never apply: an existing Job (409) is read back on the retry, not replaced.
-  await ctx.client.request('POST', ctx.client.path(JOB.apiVersion, JOB.kind, namespace), { body: rendered });
-  ctx.metrics.applies.inc({ kind: JOB.kind });
-  await writeStatus(ctx, live, { phase: 'Processing' });
-  await record(SNAPSHOT_EVENTS.creation(name));
-  return {};
 }
 
 /** The Job named after the snapshot: from the cache, else from the server (one not made by us). */
