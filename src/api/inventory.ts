@@ -165,13 +165,7 @@ export class Inventory {
         }
       });
     }
-    for (const snapshot of this.snapshots.values()) {
-      const ref = snapshot.spec.instanceRef;
-      const ns = ref.namespace ?? snapshot.metadata.namespace;
-      if (!this.instances.has(`${ns}/${ref.name}`)) {
-        problems.push({ severity: 'warning', ...about(snapshot, '/spec/instanceRef/name', 'spec.instanceRef'), message: `Instance ${ns}/${ref.name} not found: the snapshot will fail` });
-      }
-    }
+    // A snapshot's references are checked by compose (validateSnapshotRequest), like the controller does.
     return problems;
   }
 

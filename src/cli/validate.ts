@@ -3,6 +3,7 @@ import type { Inventory } from '../api/inventory.ts';
 import { loadInventory } from '../api/load.ts';
 import type { Source } from '../api/parse.ts';
 import { formatProblem, hasErrors, type Problem } from '../api/problems.ts';
+import type { InputObject } from '../api/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { sharedValidator, validateRenderedSets } from '../validate/validator.ts';
@@ -65,7 +66,13 @@ function report(problems: readonly Problem[], quiet = false): boolean {
 
 function parentSource(inventory: Inventory, parent: ParentRef): Source | undefined {
   const key = parent.namespace ? `${parent.namespace}/${parent.name}` : parent.name;
-  const map = parent.kind === 'Instance' ? inventory.instances : parent.kind === 'Tenant' ? inventory.tenants : parent.kind === 'Workspace' ? inventory.workspaces : undefined;
+  const maps: Partial<Record<ParentRef['kind'], Map<string, InputObject>>> = {
+    Instance: inventory.instances,
+    Tenant: inventory.tenants,
+    Workspace: inventory.workspaces,
+    InstanceSnapshot: inventory.snapshots,
+  };
+  const map = maps[parent.kind];
   const object = map?.get(key);
   return object ? inventory.sourceOf(object) : undefined;
 }

@@ -1,15 +1,17 @@
 import { ApiObject, App, type Chart } from 'cdk8s';
 import { InstanceChart } from '../../constructs/instance/instance-chart.ts';
+import { SnapshotChart } from '../../constructs/snapshot/snapshot-chart.ts';
 import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
 import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../api/inventory.ts';
 import type { Problem } from '../api/problems.ts';
-import { objectKey, TEMPLATE_REF, TENANT_REF, type KubeObject, type Tenant } from '../api/types.ts';
+import { objectKey, TEMPLATE_REF, TENANT_REF, type InstanceSnapshot, type KubeObject, type Tenant } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { planInstance } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
+import { inventoryLookup, requestTag, validateSnapshotRequest } from '../model/snapshot.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
 /**
@@ -33,6 +35,11 @@ export interface ComposeOptions {
   keepPersonalNamespace?: (tenant: Tenant) => boolean;
   /** Compose only the sets of these parents (watch mode, one reconcile); default: all. */
   only?: (parent: ParentRef) => boolean;
+  /**
+   * Image tag of a snapshot's Job (controller: the clock when it creates the Job). Default: the
+   * snapshot's creationTimestamp (`requestTag`), so files render deterministically.
+   */
+  snapshotTag?: (snapshot: InstanceSnapshot) => string;
 }
 
 export interface Composition {
@@ -40,9 +47,9 @@ export interface Composition {
   problems: Problem[];
 }
 
-const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2 };
+const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2, InstanceSnapshot: 3 };
 
-/** The order sets are rendered and written in: workspaces, tenants, instances, each by id. */
+/** The order sets are rendered and written in: workspaces, tenants, instances, snapshots, each by id. */
 export function compareUnits(a: Pick<RenderUnit, 'id' | 'parent'>, b: Pick<RenderUnit, 'id' | 'parent'>): number {
   return KIND_ORDER[a.parent.kind] - KIND_ORDER[b.parent.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
@@ -131,6 +138,39 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
         ...(workspace ? inventory.managersOf(workspace).map((m) => `Tenant/${m.metadata.name}`) : []),
       ],
       build: (app) => new InstanceChart(app, 'instance', { plan, config, chartLabels: composerLabels(parent) }),
+    });
+  }
+
+  // Snapshots (SPEC §9): a request that fails validation renders nothing (the controller reports it).
+  const lookup = inventoryLookup(inventory);
+  const tagOf = options.snapshotTag ?? requestTag;
+  for (const snapshot of inventory.snapshots.values()) {
+    const ns = snapshot.metadata.namespace ?? '';
+    const parent: ParentRef = { kind: 'InstanceSnapshot', name: snapshot.metadata.name, namespace: ns };
+    if (!wanted(parent)) continue;
+    const labels = namespaceLabels(ns);
+    if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
+      notice(snapshot, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
+      continue;
+    }
+    const request = validateSnapshotRequest(snapshot, lookup);
+    if (!request.ok) {
+      notice(snapshot, `skipped: ${request.message}`);
+      continue;
+    }
+    const { instance } = request;
+    const tref = instance.spec[TEMPLATE_REF];
+    const tag = tagOf(snapshot);
+    units.push({
+      id: `snapshots/${ns}/${snapshot.metadata.name}`,
+      parent,
+      dependsOn: [
+        parentKey(parent),
+        `Instance/${instance.metadata.namespace}/${instance.metadata.name}`,
+        `Template/${tref.namespace || instance.metadata.namespace}/${tref.name}`,
+        `Namespace/${ns}`,
+      ],
+      build: (app) => new SnapshotChart(app, 'snapshot', { snapshot, instance, config, tag, chartLabels: composerLabels(parent) }),
     });
   }
 

@@ -27,6 +27,7 @@ export class Caches {
   readonly workspaces: Informer;
   readonly templates: Informer;
   readonly instances: Informer;
+  readonly snapshots: Informer;
   readonly namespaces: Informer;
   readonly mydriveSecrets: Informer;
   readonly persistentVolumes: Informer;
@@ -56,6 +57,7 @@ export class Caches {
     this.workspaces = input('Workspace');
     this.templates = input('Template');
     this.instances = input('Instance');
+    this.snapshots = input('InstanceSnapshot');
     this.namespaces = input('Namespace');
     this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}` });
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume' });

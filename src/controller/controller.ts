@@ -19,6 +19,7 @@ import { KubeClient, type RequestRecord } from './kube-client.ts';
 import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { reconcileInstance, watchInstances } from './reconcile-instance.ts';
+import { reconcileSnapshot, watchSnapshots } from './reconcile-snapshot.ts';
 import { reconcileTenant, watchTenants } from './reconcile-tenant.ts';
 import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -130,11 +131,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
   watchAutomation(caches, automation, enqueue, (key) => queue.cancelAfter(key));
   watchTenants(caches, enqueue);
   watchWorkspaces(caches, enqueue);
+  watchSnapshots(caches, enqueue);
   for (const inf of new Set(caches.children.values())) {
     inf.on((_type, obj, old) => {
       if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
       const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
-      if (parent && /^(Instance|Tenant|Workspace)\//.test(parent)) enqueue(parent);
+      if (parent && /^(Instance|Tenant|Workspace|InstanceSnapshot)\//.test(parent)) enqueue(parent);
       else if (obj.kind === 'VirtualMachineInstance' && obj.metadata.labels?.[LABEL.instance]) {
         enqueue(`Instance/${obj.metadata.namespace}/${obj.metadata.labels[LABEL.instance]}`);
       }
@@ -195,6 +197,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (kind === 'Instance') result = await reconcileInstance(ctx, a, b);
       else if (kind === 'Tenant') result = await reconcileTenant(ctx, a);
       else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
+      else if (kind === 'InstanceSnapshot') result = await reconcileSnapshot(ctx, a, b);
       else if (automation.handles(kind)) result = await automation.reconcile(ctx, kind, a, b);
       else result = {};
       metrics.reconciles.inc({ kind, result: 'success' });
@@ -219,6 +222,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       enqueue(`Instance/${i.metadata.namespace}/${i.metadata.name}`);
       for (const k of automation.keysOf(i.metadata.namespace ?? '', i.metadata.name)) enqueue(k);
     }
+    for (const s of caches.snapshots.list()) enqueue(`InstanceSnapshot/${s.metadata.namespace}/${s.metadata.name}`);
   };
   const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
   const resyncTimer = resyncPeriod > 0 ? setInterval(resyncAll, resyncPeriod) : undefined;

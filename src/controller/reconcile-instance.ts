@@ -114,6 +114,7 @@ export function goDuration(ms: number): string {
   return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
+/** SPEC §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */
 export function whitelisted(ctx: ControllerContext, namespace: string): boolean {
   const wl = ctx.config.namespaceWhitelist;
   if (Object.keys(wl).length === 0) return true;

@@ -101,6 +101,18 @@ export function snapshotTag(at: Date, utc = false): string {
   return `${pad(y, 4)}${pad(mo)}${pad(d)}t${pad(h)}${pad(mi)}${pad(s)}`;
 }
 
+/** The tag of a snapshot whose Job time is not known (files without a creationTimestamp). */
+export const UNKNOWN_TIME_TAG = '00000000t000000';
+
+/**
+ * The tag when no clock is given (files, gitops): the snapshot's creationTimestamp, the time the
+ * request was made; `UNKNOWN_TIME_TAG` without one, so a render stays deterministic.
+ */
+export function requestTag(snapshot: InstanceSnapshot): string {
+  const created = snapshot.metadata.creationTimestamp ? Date.parse(snapshot.metadata.creationTimestamp) : NaN;
+  return Number.isFinite(created) ? snapshotTag(new Date(created)) : UNKNOWN_TIME_TAG;
+}
+
 /** kaniko's `--destination`: `<vmRegistry>/<imagedir>/<imageName>:<tag>` (SPEC §9.3). */
 export function snapshotDestination(vmRegistry: string, instance: Instance, imageName: string, tag: string): string {
   return `${vmRegistry}/${snapshotImageDir(instance.spec[TENANT_REF].name)}/${imageName}:${tag}`;

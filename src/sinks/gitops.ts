@@ -75,6 +75,7 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
       list.push(set);
       byNamespace.set(p.namespace ?? '', list);
     }
+    // InstanceSnapshot sets stay out of git: one-shot Jobs whose outcome only the controller follows.
   }
   for (const [ns, list] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : 1))) {
     // Instances in name order, packed into chunks of at most maxObjects objects.

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 import { parseAllDocuments } from 'yaml';
 import { listFiles } from '../../../src/sinks/atomic-tree.ts';
+import { snapshotTag } from '../../../src/model/snapshot.ts';
 
 describe('crownlabs synth on the example lab', () => {
   it('writes one file per resource set, deterministically', () => {
@@ -48,6 +49,29 @@ describe('crownlabs synth on the example lab', () => {
       env: { ...process.env, CROWNLABS_WEBSITE_BASE_URL: 'env.example.org' },
     });
     expect(e.stdout).toContain('host: env.example.org');
+  });
+});
+
+describe('crownlabs synth of an InstanceSnapshot (SPEC §9)', () => {
+  it('renders its Job into snapshots/<ns>/<name>.yaml, tagged with the request time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'synth-snap-'));
+    const created = '2026-01-02T10:00:00Z';
+    writeFileSync(
+      join(dir, 'snapshot.yaml'),
+      `apiVersion: crownlabs.polito.it/v1alpha2
+kind: InstanceSnapshot
+metadata: {name: black-tea-snap, namespace: tenant-john-doe, creationTimestamp: "${created}"}
+spec:
+  instanceRef: {name: black-tea-0042, namespace: tenant-john-doe}
+  imageName: black-tea-image
+`,
+    );
+    const out = join(dir, 'dist');
+    const r = crownlabs(['synth', '-f', LAB, join(dir, 'snapshot.yaml'), '--config', CONFIG, '-o', out, '--vm-registry', 'registry.example']);
+    expect(r.code).toBe(0);
+    const [job] = parseAllDocuments(readFileSync(join(out, 'snapshots/tenant-john-doe/black-tea-snap.yaml'), 'utf8')).map((d) => d.toJS());
+    expect(job.kind).toBe('Job');
+    expect(job.spec.template.spec.containers[0].args).toContain(`--destination=registry.example/johndoe/black-tea-image:${snapshotTag(new Date(created))}`);
   });
 });
 

@@ -1,13 +1,20 @@
 import { Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { SnapshotChart } from '../../../constructs/snapshot/snapshot-chart.ts';
-import type { Environment, Instance, InstanceSnapshot, Template } from '../../../src/api/types.ts';
+import { Inventory } from '../../../src/api/inventory.ts';
+import type { Environment, Instance, InstanceSnapshot, KubeObject, Template } from '../../../src/api/types.ts';
+import { compose, renderAll, renderUnit } from '../../../src/compose/compose.ts';
+import { defaultConfig } from '../../../src/config/config.ts';
+import { gitopsFiles } from '../../../src/sinks/gitops.ts';
+import { COMPOSER, parentId } from '../../../src/model/labels.ts';
 import {
   goDuration,
+  requestTag,
   snapshotDestination,
   snapshotImageDir,
   snapshotOutcome,
   snapshotTag,
+  UNKNOWN_TIME_TAG,
   validateSnapshotRequest,
   type SnapshotLookup,
 } from '../../../src/model/snapshot.ts';
@@ -211,5 +218,44 @@ describe('§9.2 Job exists: phase from the Job', () => {
     [3_723_000, '1h2m3s'],
   ])('durations print as Go does: %d ms → %s', (ms, s) => {
     expect(goDuration(ms)).toBe(s);
+  });
+});
+
+describe('§9 compose: one snapshot set per valid request', () => {
+  const config = { ...defaultConfig(), vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push' };
+  const inventoryOf = (...objects: KubeObject[]) => Inventory.fromObjects(objects.map((object) => ({ object: object as never, source: { file: 'lab.yaml', document: 1 } }))).inventory;
+  const onlySnapshots = { only: (p: { kind: string }) => p.kind === 'InstanceSnapshot' };
+
+  it('renders the SnapshotChart Job, labelled with its parent and tagged by the given clock', () => {
+    const c = compose(inventoryOf(template(), instance(), snapshot()), config, { ...onlySnapshots, snapshotTag: () => '20230714t153012' });
+    expect(c.units.map((u) => u.id)).toEqual([`snapshots/${NS}/snap-1`]);
+    const [job] = renderUnit(c.units[0]) as Any[];
+    const direct = new SnapshotChart(Testing.app(), 's', { snapshot: snapshot(), instance: instance(), config, tag: '20230714t153012' }).toJson()[0] as Any;
+    expect(job.spec).toEqual(direct.spec);
+    expect(job.metadata.labels[COMPOSER.parentIdLabel]).toBe(parentId({ kind: 'InstanceSnapshot', namespace: NS, name: 'snap-1' }));
+    expect(job.metadata.annotations[COMPOSER.parentAnnotation]).toBe(`InstanceSnapshot/${NS}/snap-1`);
+  });
+  it('without a clock the tag is the request time (creationTimestamp), or 00000000t000000 when unknown', () => {
+    const created = { ...snapshot(), metadata: { ...snapshot().metadata, creationTimestamp: '2023-07-14T15:30:12Z' } };
+    expect(requestTag(created)).toBe(snapshotTag(new Date('2023-07-14T15:30:12Z')));
+    expect(requestTag(snapshot())).toBe(UNKNOWN_TIME_TAG);
+    const [job] = renderUnit(compose(inventoryOf(template(), instance(), snapshot()), config, onlySnapshots).units[0]) as Any[];
+    expect(job.spec.template.spec.containers[0].args[1]).toBe(`--destination=registry.example/johndoe2/my-image:${UNKNOWN_TIME_TAG}`);
+  });
+  it('a request that fails validation renders nothing and is reported as a warning', () => {
+    const c = compose(inventoryOf(template(), instance(true), snapshot()), config, onlySnapshots);
+    expect(c.units).toEqual([]);
+    expect(c.problems).toEqual([expect.objectContaining({ severity: 'warning', kind: 'InstanceSnapshot', message: expect.stringMatching(/skipped: Instance .* is running/) })]);
+  });
+  it('the gitops tree leaves snapshot sets out', () => {
+    const sets = renderAll(compose(inventoryOf(template(), instance(), snapshot()), config, onlySnapshots));
+    expect(sets).toHaveLength(1);
+    expect([...gitopsFiles(sets, config).keys()].filter((f) => /Job|snap/.test(f))).toEqual([]);
+  });
+  it('a snapshot in a namespace without the whitelist labels is skipped', () => {
+    const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } };
+    const c = compose(inventoryOf(ns, template(), instance(), snapshot()), config, onlySnapshots);
+    expect(c.units).toEqual([]);
+    expect(c.problems[0].message).toMatch(/lacks the whitelist labels/);
   });
 });
