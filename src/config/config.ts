@@ -58,6 +58,7 @@ export interface ComposerConfig {
   platformNamespace: string;
   platformImage: string;
   platformShards: string[];
+  platformInstanceAutomation: string[];
   platformControllerReplicas: number;
   platformControllerCpu: string;
   platformControllerMemory: string;
@@ -156,10 +157,14 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
       return typeof raw === 'string' && def.enumValues?.includes(raw)
         ? { value: raw }
         : { error: `must be one of ${def.enumValues?.join(', ')}` };
-    case 'list':
-      if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return { value: [...raw] };
-      if (typeof raw === 'string') return { value: raw.split(',').map((s) => s.trim()).filter(Boolean) };
-      return { error: 'must be a list of strings (or a comma-separated string)' };
+    case 'list': {
+      let items: string[];
+      if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) items = [...raw];
+      else if (typeof raw === 'string') items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      else return { error: 'must be a list of strings (or a comma-separated string)' };
+      const unknown = def.enumValues ? items.filter((x) => !def.enumValues!.includes(x)) : [];
+      return unknown.length ? { error: `has ${unknown.map((x) => `"${x}"`).join(', ')}; each item must be one of ${def.enumValues!.join(', ')}` } : { value: items };
+    }
     case 'label': {
       if (typeof raw !== 'string') return { error: 'must be a single key=value' };
       const parts = raw.split('=');

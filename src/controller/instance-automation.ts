@@ -13,10 +13,11 @@ import { LABEL } from '../model/labels.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
-import { reconcileExpiration } from './reconcile-expiration.ts';
+import { EXPIRATION_API_ACCESS, reconcileExpiration } from './reconcile-expiration.ts';
 import { metadataOrSpecChanged } from './reconcile-instance.ts';
-import { reconcileSubmission } from './reconcile-submission.ts';
-import { reconcileTermination } from './reconcile-termination.ts';
+import { SUBMISSION_API_ACCESS, reconcileSubmission } from './reconcile-submission.ts';
+import { TERMINATION_API_ACCESS, reconcileTermination } from './reconcile-termination.ts';
+import type { ApiAccess } from './resources.ts';
 
 export interface AutomationOptions {
   /** `--enable-instance-termination` (default off). */
@@ -32,6 +33,13 @@ export interface AutomationOptions {
   /** `--expiration-dry-run`: expired Instances are deleted as a server-side dry run only. */
   expirationDryRun?: boolean;
 }
+
+/** Each automation (`--enable-instance-<name>`) and the API access it needs (the install's role). */
+export const AUTOMATION_API_ACCESS: Readonly<Record<'termination' | 'submission' | 'expiration', readonly ApiAccess[]>> = {
+  termination: TERMINATION_API_ACCESS,
+  submission: SUBMISSION_API_ACCESS,
+  expiration: EXPIRATION_API_ACCESS,
+};
 
 export const AUTOMATION_KINDS = ['InstanceTermination', 'InstanceSubmission', 'InstanceExpiration'] as const;
 export type AutomationKind = (typeof AUTOMATION_KINDS)[number];

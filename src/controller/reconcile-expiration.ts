@@ -4,12 +4,16 @@
  * as a server-side dry run with `--expiration-dry-run`, reported by a log line and an Event.
  * Namespaces labelled `crownlabs.polito.it/expiration-ignore=true` are skipped (upstream HEAD).
  */
-import { TEMPLATE_REF } from '../api/types.ts';
+import { INPUT_KINDS, TEMPLATE_REF } from '../api/types.ts';
 import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { Automation } from './instance-automation.ts';
 import { isNotFound } from './kube-client.ts';
 import { whitelisted } from './reconcile-instance.ts';
+import type { ApiAccess } from './resources.ts';
+
+/** Expired Instances are deleted (or dry-run deleted). */
+export const EXPIRATION_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['delete'] }];
 
 export async function reconcileExpiration(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceExpiration/${namespace}/${name}`;

@@ -15,10 +15,14 @@ import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
+import type { ApiAccess } from './resources.ts';
 import { isConflict, isNotFound } from './kube-client.ts';
 import { whitelisted } from './reconcile-instance.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
+
+/** Beyond the rendered Job (create) and the informers: a Job not in the cache is read from the server. */
+export const SNAPSHOT_API_ACCESS: readonly ApiAccess[] = [{ ...JOB, verbs: ['get', 'create'] }];
 
 export async function reconcileSnapshot(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.snapshots.get(namespace, name);

@@ -56,3 +56,15 @@ export const CHILD_KINDS: readonly { apiVersion: string; kind: string }[] = [
   { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance' },
   { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume' },
 ];
+
+/**
+ * API access a reconciler needs beyond what the rendered objects and the informers imply, declared
+ * next to the code that makes the request (as kubebuilder's RBAC markers are), so the install's
+ * derived role (src/platform/derive-rbac.ts) follows the code.
+ */
+export interface ApiAccess {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly subresource?: string;
+  readonly verbs: readonly string[];
+}

@@ -9,6 +9,8 @@
  * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
  *   (labels, finalizer, frozen Template) and of `<plural>/status`, and `update` of
  *   `<plural>/finalizers` (owner references with blockOwnerDeletion need it);
+ * - access a reconciler declares next to its requests (`*_API_ACCESS`: snapshots always, each
+ *   instance automation of `platformInstanceAutomation`);
  * - Events: `create`; leader election: a Role on its Lease;
  * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
  *   of every rendered (Cluster)Role are added (names dropped: they name each tenant), and the
@@ -20,7 +22,9 @@ import { compose, renderAll } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { Caches } from '../controller/caches.ts';
 import { KubeClient } from '../controller/kube-client.ts';
-import { CHILD_KINDS, KIND_RESOURCES } from '../controller/resources.ts';
+import { AUTOMATION_API_ACCESS } from '../controller/instance-automation.ts';
+import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
+import { CHILD_KINDS, KIND_RESOURCES, type ApiAccess } from '../controller/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
 import { representativeInventory } from './representative-lab.ts';
 
@@ -81,8 +85,9 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   const objects: KubeObject[] = [];
   const parentKinds = new Set<string>();
   for (const s of renderAll(compose(inventory, variant))) {
-    objects.push(...s.objects);
     parentKinds.add(s.unit.parent.kind);
+    // A snapshot's Job is created once, never applied or pruned: SNAPSHOT_API_ACCESS says what it needs.
+    if (s.unit.parent.kind !== 'InstanceSnapshot') objects.push(...s.objects);
   }
   return { objects, parentKinds };
 }
@@ -130,10 +135,14 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
   for (const { apiVersion, kind } of informerKinds()) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['list', 'watch']);
   for (const kind of parentKinds) {
     const { apiVersion, plural } = INPUT_KINDS[kind as InputKind];
-    rules.add(groupOf(apiVersion), plural, ['patch']);
+    // Snapshots get no metadata patch (no labels, finalizer or frozen Template of their own).
+    if (kind !== 'InstanceSnapshot') rules.add(groupOf(apiVersion), plural, ['patch']);
     rules.add(groupOf(apiVersion), `${plural}/status`, ['patch']);
     rules.add(groupOf(apiVersion), `${plural}/finalizers`, ['update']);
   }
+  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS];
+  for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
+  for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);
   return {
     clusterRules: rules.toRules(),

@@ -49,7 +49,10 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     crdsDir: config.platformInstallCrds ? crdsDir() : undefined,
     targetLabelKey: key,
     shards,
-    shardArgs: perShardWhitelist ? (shard) => ['--namespace-whitelist', `${key}=${shard}`] : undefined,
+    shardArgs: (shard) => [
+      ...(perShardWhitelist ? ['--namespace-whitelist', `${key}=${shard}`] : []),
+      ...config.platformInstanceAutomation.map((name) => `--enable-instance-${name}`),
+    ],
     controllerReplicas: config.platformControllerReplicas,
     controllerResources: { cpu: config.platformControllerCpu, memory: config.platformControllerMemory },
     configYaml: configFileOf(config),

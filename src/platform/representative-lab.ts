@@ -1,7 +1,7 @@
 /**
  * Inputs that make the composition emit every kind it can: each environment type, persistent or
  * not, in each mode, with and without GUI and MyDrive; tenants with and without a sandbox, users
- * and managers; running and stopped Instances. The RBAC derivation renders them (with each auth
+ * and managers; running and stopped Instances; a snapshot request. The RBAC derivation renders them (with each auth
  * mode) to learn which kinds the controller writes.
  */
 import { Inventory } from '../api/inventory.ts';
@@ -31,6 +31,7 @@ export function representativeInputs(target: { key: string; value: string }): Re
     },
   ];
   let n = 0;
+  let stoppedPersistentVm = '';
   for (const environmentType of TYPES) {
     for (const persistent of [false, true]) {
       for (const mode of MODES) {
@@ -59,6 +60,7 @@ export function representativeInputs(target: { key: string; value: string }): Re
               ],
             },
           });
+          if (environmentType === 'VirtualMachine' && persistent && !stoppedPersistentVm) stoppedPersistentVm = `${name}-off`;
           for (const running of [true, false]) {
             out.push({
               apiVersion: 'crownlabs.polito.it/v1alpha2',
@@ -75,6 +77,13 @@ export function representativeInputs(target: { key: string; value: string }): Re
       }
     }
   }
+  // A snapshot of a stopped persistent VM: the one request that renders a snapshot Job.
+  out.push({
+    apiVersion: 'crownlabs.polito.it/v1alpha2',
+    kind: 'InstanceSnapshot',
+    metadata: { name: 'snap', namespace: 'tenant-rbac-user' },
+    spec: { instanceRef: { name: stoppedPersistentVm, namespace: 'tenant-rbac-user' }, imageName: 'snap' },
+  });
   return out;
 }
 

@@ -162,7 +162,7 @@ describe('the derived controller role is minimal', () => {
   /**
    * One short scenario on a fresh shard (nothing of it exists yet): the lab of
    * controller-support (every environment type, a sandbox, a manager) plus an Instance of a
-   * missing Template (a Warning Event). Outcome: the 403s seen, and whether it converged.
+   * missing Template (a Warning Event) and a snapshot of a stopped persistent VM (its Job, its status). Outcome: the 403s seen, and whether it converged.
    */
   async function scenario(clusterRules: PolicyRule[], leaseRules: PolicyRule[], timeoutMs: number): Promise<{ forbidden: string[]; converged: boolean }> {
     await setRules(clusterRules, leaseRules);
@@ -176,7 +176,21 @@ describe('the derived controller role is minimal', () => {
       metadata: { name: 'orphan', namespace: l.tenantNs },
       spec: { running: true, 'template.crownlabs.polito.it/TemplateRef': { name: 'missing', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
     };
-    const inputs = [...l.inputs.cluster, ...l.inputs.namespaced, orphan];
+    // A snapshot of a stopped persistent VM: its Job (get, create) and its status.
+    const snapshotSource: KubeObject = {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: 'snapsrc', namespace: l.tenantNs },
+      spec: { running: false, 'template.crownlabs.polito.it/TemplateRef': { name: 'pvm', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
+    };
+    const snapshot: KubeObject = {
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'InstanceSnapshot',
+      metadata: { name: 'snap', namespace: l.tenantNs },
+      spec: { instanceRef: { name: 'snapsrc', namespace: l.tenantNs }, imageName: 'snap' },
+    };
+    const extra = [orphan, snapshotSource, snapshot];
+    const inputs = [...l.inputs.cluster, ...l.inputs.namespaced, ...extra.slice(0, 2)];
     await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: cfg.mydrivePvcsNamespace } });
     const run = runAsServiceAccount(cfg);
     let handle: ControllerHandle | undefined;
@@ -195,8 +209,9 @@ describe('the derived controller role is minimal', () => {
         for (const o of l.inputs.cluster) await create(o);
         const nsReady = async () => Boolean((await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.workspaceNs } })) && (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } })));
         if (await until(nsReady)) {
-          for (const o of [...l.inputs.namespaced, orphan]) await create(o);
-          done = await until(async () => (await converged(inputs)) && (await eventsOf(orphan)).length > 0 && (await converged(inputs, handle)));
+          for (const o of [...l.inputs.namespaced, ...extra]) await create(o);
+          const snapshotProcessing = async () => (await getObject<any>(snapshot))?.status?.phase === 'Processing';
+          done = await until(async () => (await converged(inputs)) && (await eventsOf(orphan)).length > 0 && (await snapshotProcessing()) && (await converged(inputs, handle)));
         }
       }
     } finally {

@@ -36,14 +36,16 @@ describe('issue 8: the controller role is derived from what it renders and reads
     }
   });
 
-  it('watched kinds the composition never renders are read-only (Jobs, DataVolumes, PersistentVolumes, Templates)', () => {
-    expect([...g.get('batch/jobs')!]).toEqual(['list', 'watch']);
+  it('watched kinds the composition never applies are read-only (DataVolumes, PersistentVolumes, Templates); Jobs are only read and created (snapshots)', () => {
+    expect([...g.get('batch/jobs')!]).toEqual(['get', 'list', 'watch', 'create']);
     expect([...g.get('cdi.kubevirt.io/datavolumes')!]).toEqual(['list', 'watch']);
     expect([...g.get('/persistentvolumes')!]).toEqual(['list', 'watch']);
     expect([...g.get('crownlabs.polito.it/templates')!]).toEqual(['list', 'watch']);
   });
 
   it('parents: metadata patch, status patch, finalizers update; Events create; no wildcard, no escalate, no get on children', () => {
+    expect([...g.get('crownlabs.polito.it/instancesnapshots')!]).toEqual(['list', 'watch']);
+    expect([...g.get('crownlabs.polito.it/instancesnapshots/status')!]).toEqual(['patch']);
     for (const p of ['instances', 'tenants', 'workspaces']) {
       expect([...g.get(`crownlabs.polito.it/${p}/status`)!]).toEqual(['patch']);
       expect([...g.get(`crownlabs.polito.it/${p}/finalizers`)!]).toEqual(['update']);
@@ -150,4 +152,16 @@ describe('issue 8: the rendered install', () => {
     ]);
     for (const h of hooks) expect(h.webhooks[0].clientConfig.service).toMatchObject({ namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 });
   });
+
+  it('instance automation of platformInstanceAutomation is enabled on every controller and its declared access granted', () => {
+    const cfg = config({ platformShards: ['a', 'b'], platformInstanceAutomation: ['expiration', 'submission'] });
+    const deployments = renderPlatform(cfg).filter((o: Any) => o.kind === 'Deployment' && o.metadata.name.startsWith('crownlabs-controller-'));
+    expect(deployments).toHaveLength(2);
+    for (const d of deployments as Any[]) expect(d.spec.template.spec.containers[0].args).toEqual(expect.arrayContaining(['--enable-instance-expiration', '--enable-instance-submission']));
+    const granted = grants(deriveControllerRbac(cfg, ['l']).clusterRules);
+    expect([...granted.get('crownlabs.polito.it/instances')!]).toEqual(expect.arrayContaining(['delete', 'patch']));
+    // Without expiration nothing deletes Instances.
+    expect(grants(deriveControllerRbac(config(), ['l']).clusterRules).get('crownlabs.polito.it/instances')!.has('delete')).toBe(false);
+  });
 });
+
