@@ -48,6 +48,9 @@ export interface PlatformInstallProps {
 }
 
 const PORTS = { metrics: 8080, health: 8081, webhook: 9443 } as const;
+/** The serving certificate of the webhooks (tls.crt, tls.key): a cert-manager Certificate's secretName, or one you create. */
+export const WEBHOOK_TLS_SECRET = 'crownlabs-controller-webhook-tls';
+const WEBHOOK_CERT_DIR = '/etc/crownlabs/webhook-certs';
 const CONFIG_MOUNT = '/etc/crownlabs';
 const int = (n: number | string) => (typeof n === 'number' ? k8s.IntOrString.fromNumber(n) : k8s.IntOrString.fromString(n));
 
@@ -87,6 +90,11 @@ export class PlatformInstall extends Construct {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${ctl}-leader-election` },
       subjects: [{ kind: 'ServiceAccount', name: ctl, namespace: ns }],
     });
+    // Webhooks only with a way for the API server to trust their certificate: with failurePolicy
+    // Fail, an untrusted endpoint would refuse every Tenant write.
+    const webhooksOn = Boolean(props.webhooks && (props.webhookCaBundle || props.webhookCertificate));
+    const webhookVolume = { name: 'webhook-certs', secret: { secretName: WEBHOOK_TLS_SECRET } };
+    const webhookArgs = webhooksOn ? ['--webhook-cert-dir', WEBHOOK_CERT_DIR] : ['--webhook-port', '0'];
     const secretEnv = (name: string, key: string): k8s.EnvVar => ({ name, valueFrom: { secretKeyRef: { name: props.secretName, key, optional: true } } });
     for (const shard of props.shards) {
       const name = `${ctl}-${shard}`;
@@ -102,7 +110,7 @@ export class PlatformInstall extends Construct {
             spec: {
               serviceAccountName: ctl,
               securityContext: POD_SECURITY,
-              volumes: [{ name: 'config', configMap: { name: 'crownlabs-composer-config' } }, TMP_VOLUME],
+              volumes: [{ name: 'config', configMap: { name: 'crownlabs-composer-config' } }, TMP_VOLUME, ...(webhooksOn ? [webhookVolume] : [])],
               containers: [
                 {
                   name: 'controller',
@@ -114,6 +122,7 @@ export class PlatformInstall extends Construct {
                     '--target-label',
                     `${props.targetLabelKey}=${shard}`,
                     ...(props.shardArgs?.(shard) ?? []),
+                    ...webhookArgs,
                     '--enable-leader-election',
                     '--leader-election-id',
                     props.leaseName(shard),
@@ -138,7 +147,11 @@ export class PlatformInstall extends Construct {
                     requests: { cpu: k8s.Quantity.fromString(props.controllerResources.cpu), memory: k8s.Quantity.fromString(props.controllerResources.memory) },
                     limits: { memory: k8s.Quantity.fromString(props.controllerResources.memory) },
                   },
-                  volumeMounts: [{ name: 'config', mountPath: CONFIG_MOUNT, readOnly: true }, TMP_MOUNT],
+                  volumeMounts: [
+                    { name: 'config', mountPath: CONFIG_MOUNT, readOnly: true },
+                    TMP_MOUNT,
+                    ...(webhooksOn ? [{ name: webhookVolume.name, mountPath: WEBHOOK_CERT_DIR, readOnly: true }] : []),
+                  ],
                   securityContext: containerSecurity(),
                 },
               ],
@@ -163,7 +176,7 @@ export class PlatformInstall extends Construct {
       // ─── WEBHOOK CONFIGURATIONS: the one place TenantWebhooks is instantiated (see README "Deploy") ───
       // The certificate comes from cert-manager (`platformWebhookCertificate`, cainjector) or from
       // a given CA bundle (`platformWebhookCaBundle`); the Service above routes 443 to the pod's 9443.
-      props.webhooks?.(this, `webhooks-${shard}`, {
+      if (webhooksOn) props.webhooks!(this, `webhooks-${shard}`, {
         targetLabel: { key: props.targetLabelKey, value: shard },
         service: { namespace: ns, name, port: 443 },
         ...(props.webhookCaBundle ? { caBundle: props.webhookCaBundle } : {}),

@@ -143,14 +143,25 @@ describe('issue 8: the rendered install', () => {
     ]);
   });
 
-  it('renders the Tenant webhook configurations of each shard, pointed at its Service', () => {
-    const objects = new PlatformChart(new App(), 'p', { install: platformInstallProps(config({ platformShards: ['a'] })) }).toJson();
+  it('renders the Tenant webhook configurations of each shard, pointed at its Service, with the serving certificate mounted', () => {
+    const objects = new PlatformChart(new App(), 'p', { install: platformInstallProps(config({ platformShards: ['a'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })) }).toJson();
     const hooks = objects.filter((o) => /WebhookConfiguration$/.test(o.kind));
     expect(hooks.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'MutatingWebhookConfiguration/crownlabs-controller-a-tenant-webhook',
       'ValidatingWebhookConfiguration/crownlabs-controller-a-tenant-webhook',
     ]);
     for (const h of hooks) expect(h.webhooks[0].clientConfig.service).toMatchObject({ namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 });
+    const pod = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'crownlabs-controller-a').spec.template.spec;
+    expect(pod.volumes).toContainEqual({ name: 'webhook-certs', secret: { secretName: 'crownlabs-controller-webhook-tls' } });
+    const args: string[] = pod.containers[0].args;
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'webhook-certs', mountPath: args[args.indexOf('--webhook-cert-dir') + 1], readOnly: true });
+  });
+
+  it('without a certificate path no webhook is registered and the controllers serve none (failurePolicy Fail would block every Tenant write)', () => {
+    const objects = renderPlatform(config({ platformShards: ['a'] }));
+    expect(objects.filter((o: Any) => /WebhookConfiguration$/.test(o.kind))).toEqual([]);
+    const args: string[] = (objects as Any[]).find((o) => o.kind === 'Deployment' && o.metadata.name === 'crownlabs-controller-a').spec.template.spec.containers[0].args;
+    expect(args.join(' ')).toContain('--webhook-port 0');
   });
 
   it('instance automation of platformInstanceAutomation is enabled on every controller and its declared access granted', () => {
