@@ -10,6 +10,7 @@ import { planInstance } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
+import { objectJson } from './object-json.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
 /**
@@ -160,7 +161,7 @@ function synthesize(chart: Chart): unknown[] {
   const nodes = chart.node.findAll();
   const plain = nodes.every((c) => c.node.dependencies.length === 0 && c.node.validate().length === 0);
   if (!plain) return chart.toJson();
-  return nodes.filter((c): c is ApiObject => ApiObject.isApiObject(c)).map((o) => o.toJson());
+  return nodes.filter((c): c is ApiObject => ApiObject.isApiObject(c)).map(objectJson);
 }
 
 export interface RenderedSet {
