@@ -16,9 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyFileChanges } from '../src/cli/gitops.ts';
 import { LabSession } from '../src/cli/lab-session.ts';
-import { renderAll } from '../src/compose/compose.ts';
 import { writeTreeAtomically } from '../src/sinks/atomic-tree.ts';
-import { gitopsFiles, GitopsTreeBuilder } from '../src/sinks/gitops.ts';
+import { GitopsTreeBuilder } from '../src/sinks/gitops.ts';
 import { objectsToYaml } from '../src/sinks/yaml-emitter.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 
@@ -93,8 +92,7 @@ if (scenario === 'render') {
 } else if (scenario === 'gitops') {
   // Full gitops tree of the lab: compose, render, Argo CD layout, emit (in memory: disk speed aside).
   const t0 = performance.now();
-  const sets = renderAll(compose(inv, config));
-  const files = gitopsFiles(sets, config);
+  const files = new GitopsTreeBuilder(config).render(compose(inv, config).units);
   result.wallMs = Math.round(performance.now() - t0);
   result.files = files.size;
 } else if (scenario === 'watch') {

@@ -49,15 +49,17 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   const session = new LabSession(opts.file, config);
   let files: Map<string, string>;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
-  const parallel = !opts.watch && jobs > 1 ? await renderTreeInWorkers(opts.file, config, builder, jobs, opts.quiet) : undefined;
-  if (parallel === 'invalid') return EXIT_INPUT;
-  if (parallel) files = parallel;
-  else {
+  if (opts.watch) {
+    // Watch mode keeps the parsed input and rendered sets to re-render only what a change affects.
     const bar = progressBar(opts);
     const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
     bar?.stop();
     if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
     files = builder.files(session.renderedSets());
+  } else {
+    const tree = await renderTree(opts, config, builder, jobs);
+    if (tree === 'invalid') return EXIT_INPUT;
+    files = tree;
   }
 
   if (opts.check) {
@@ -113,27 +115,25 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
 }
 
 /**
- * A full render split over threads (large inputs only): the same validation and composition as
- * the single-threaded path, then each worker renders its share of the sets and their files.
- * Returns undefined when the input is small enough for one thread.
+ * A full render without watch mode: sets are rendered one at a time and only their files kept,
+ * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
-async function renderTreeInWorkers(
-  paths: string[],
-  config: ComposerConfig,
-  builder: GitopsTreeBuilder,
-  jobs: number,
-  quiet?: boolean,
-): Promise<Map<string, string> | 'invalid' | undefined> {
-  const { inventory, problems } = loadInventory(paths);
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
+  const { inventory, problems } = loadInventory(opts.file);
   const composition = compose(inventory, config);
-  if (reportProblems([...problems, ...composition.problems], quiet)) return 'invalid';
-  if (composition.units.length < PARALLEL_THRESHOLD) return undefined;
-  const rendered = inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs));
-  const sets = composition.units.map((unit, i) => {
-    builder.prime(unit, rendered[i].gitops!);
-    return { unit, objectCount: rendered[i].objectCount };
-  });
-  return builder.filesOf(sets);
+  if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
+  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
+    const rendered = inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs));
+    const sets = composition.units.map((unit, i) => {
+      builder.prime(unit, rendered[i].gitops!);
+      return { unit, objectCount: rendered[i].objectCount };
+    });
+    return builder.filesOf(sets);
+  }
+  const bar = progressBar(opts);
+  const files = builder.render(composition.units, bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+  bar?.stop();
+  return files;
 }
 
 /** Files that differ between the folder and what it should hold. */

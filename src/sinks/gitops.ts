@@ -1,7 +1,7 @@
-import { App } from 'cdk8s';
+import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
 import type { KubeObject } from '../api/types.ts';
-import type { RenderedSet } from '../compose/compose.ts';
+import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { objectToYaml } from './yaml-emitter.ts';
 
@@ -166,8 +166,8 @@ function kustomization(files: readonly string[]): string {
   return objectToYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...files].sort() });
 }
 
-function renderChart(build: (app: App) => { toJson(): unknown[] }): KubeObject[] {
-  return build(new App()).toJson() as KubeObject[];
+function renderChart(build: (app: App) => Chart): KubeObject[] {
+  return chartObjects(build(new App())) as KubeObject[];
 }
 
 export interface SetFiles {
@@ -183,7 +183,6 @@ export interface SetFiles {
 export class GitopsTreeBuilder {
   // Keyed by the set's unit, which stays the same object while its set is not re-rendered.
   private readonly perSet = new WeakMap<object, SetFiles>();
-  private readonly objectsOf = new WeakMap<object, RenderedSet>();
   private readonly appYaml = new Map<string, [string, string]>();
   private kustomizations = new Map<string, string>();
 
@@ -191,8 +190,22 @@ export class GitopsTreeBuilder {
 
   /** The tree of rendered sets. */
   files(sets: readonly RenderedSet[]): Map<string, string> {
-    for (const set of sets) this.objectsOf.set(set.unit, set);
+    for (const set of sets) this.setFilesOf(set);
     return this.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
+  }
+
+  /**
+   * Renders each unit and keeps only its files, so the objects of one set at a time are in memory
+   * (a full render without watch mode: peak memory stays that of the tree's text).
+   */
+  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void): Map<string, string> {
+    const sets = units.map((unit, i) => {
+      const objects = renderUnit(unit);
+      this.setFilesOf({ unit, objects });
+      onProgress?.(i + 1, units.length);
+      return { unit, objectCount: objects.length };
+    });
+    return this.filesOf(sets);
   }
 
   /** The tree of sets whose files are known already (primed) or whose objects were given to files(). */
@@ -245,8 +258,17 @@ export class GitopsTreeBuilder {
 
   /** The files of one rendered set (render workers compute them this way). */
   setFilesOf(set: RenderedSet): SetFiles {
-    this.objectsOf.set(set.unit, set);
-    return this.setFiles({ unit: set.unit, objectCount: set.objects.length });
+    let sf = this.perSet.get(set.unit);
+    if (!sf) {
+      sf = { files: [], expectedSecrets: [] };
+      for (const obj of set.objects) {
+        const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
+        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
+        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
+      }
+      this.perSet.set(set.unit, sf);
+    }
+    return sf;
   }
 
   /** Uses files computed elsewhere (a render worker) for a set's unit. */
@@ -255,18 +277,8 @@ export class GitopsTreeBuilder {
   }
 
   private setFiles(set: GitopsSet): SetFiles {
-    let sf = this.perSet.get(set.unit);
-    if (!sf) {
-      const rendered = this.objectsOf.get(set.unit);
-      if (!rendered) throw new Error(`no objects or files for resource set ${set.unit.id}`);
-      sf = { files: [], expectedSecrets: [] };
-      for (const obj of rendered.objects) {
-        const out = gitopsObject(structuredClone(obj), this.config);
-        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
-        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
-      }
-      this.perSet.set(set.unit, sf);
-    }
+    const sf = this.perSet.get(set.unit);
+    if (!sf) throw new Error(`no objects or files for resource set ${set.unit.id}`);
     return sf;
   }
 
