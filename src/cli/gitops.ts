@@ -7,7 +7,7 @@ import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { LabSession } from './lab-session.ts';
@@ -122,16 +122,20 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   const { inventory, problems } = loadInventory(opts.file);
   const composition = compose(inventory, config);
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
-  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
-    const rendered = inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs));
-    const sets = composition.units.map((unit, i) => {
-      builder.prime(unit, rendered[i].gitops!);
-      return { unit, objectCount: rendered[i].objectCount };
-    });
-    return builder.filesOf(sets);
-  }
   const bar = progressBar(opts);
-  const files = builder.render(composition.units, bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+  let started = false;
+  const progress = bar
+    ? (done: number, total: number) => {
+        if (started) bar.update(done);
+        else bar.start(total, done);
+        started = true;
+      }
+    : undefined;
+  let files: Map<string, string>;
+  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
+    files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
+  } else files = builder.render(composition.units, progress);
   bar?.stop();
   return files;
 }

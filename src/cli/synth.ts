@@ -4,7 +4,7 @@ import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
-import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 
@@ -44,10 +44,11 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     // Large inputs: the same composition, split over threads; files come back in composition order.
     files = new Map();
-    for (const s of inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'synth', jobs))) {
-      files.set(`${s.id}.yaml`, s.yaml!);
-      objects += s.objectCount;
-    }
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: jobs });
+    composition.units.forEach((unit, i) => {
+      files.set(`${unit.id}.yaml`, out[i].yaml!);
+      objects += out[i].objectCount;
+    });
   } else {
     const sets = renderAll(composition);
     if (opts.stdout) {
