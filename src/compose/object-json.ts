@@ -1,4 +1,4 @@
-import { ApiObject, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
+import { ApiObject, ApiObjectMetadataDefinition, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
 
 /**
  * `apiObject.toJson()`, the same value (keys in the same order), in one pass instead of cdk8s'
@@ -6,9 +6,9 @@ import { ApiObject, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberString
  * resolvers at every value, allocating a key path per leaf), resolves the metadata twice, then
  * sanitises in another pass; that is most of a render (bench/RESULTS.md). Here the three built-in
  * resolvers (Lazy, implicit tokens, number/string unions such as Quantity and IntOrString) and the
- * sanitising (drop null/undefined, sort keys, reject class instances) run fused in one walk; the
- * metadata comes from the object's own `metadata.toJson()`; an L1 class's conversion to Kubernetes
- * field names runs through its own static `manifest()`, the function its `toJson()` calls.
+ * sanitising (drop null/undefined, sort keys, reject class instances) run fused in one walk, for
+ * the metadata too (its toJson also drops empty lists and maps); an L1 class's conversion to
+ * Kubernetes field names runs through its own static `manifest()`, the function its `toJson()` calls.
  *
  * Anything outside that well-trodden case goes through `apiObject.toJson()` unchanged: an App with
  * custom resolvers, JSON patches, a class whose toJson is not the generated L1 one, a value the
@@ -21,7 +21,7 @@ export function objectJson(obj: ApiObject): Record<string, unknown> {
   let resolved: Record<string, unknown>;
   try {
     const body = sanitized(internals.props, 'metadata') as Record<string, unknown>;
-    const metadata = obj.metadata.toJson() as unknown;
+    const metadata = metadataJson(obj.metadata);
     resolved = {};
     if (body.apiVersion !== undefined) resolved.apiVersion = body.apiVersion;
     if (body.kind !== undefined) resolved.kind = body.kind;
@@ -84,8 +84,31 @@ function defaultResolvers(obj: ApiObject): boolean {
 
 class Unrecognised extends Error {}
 
-/** cdk8s' resolve (built-in resolvers) then sanitizeValue (sorted keys), in one walk. */
-function sanitized(value: unknown, skipKey?: string): unknown {
+// ApiObjectMetadataDefinition.toJson as this module knows it (whitespace aside): other versions go through it.
+const METADATA_TO_JSON =
+  'toJson(){constsanitize=(x)=>(0,_util_1.sanitizeValue)(x,{filterEmptyArrays:true,filterEmptyObjects:true});returnsanitize((0,resolve_1.resolve)([],{...this._additionalAttributes,name:this.name,namespace:this.namespace,annotations:this.annotations,finalizers:this.finalizers,ownerReferences:this.ownerReferences,labels:this.labels,},this.apiObject));}';
+const knownMetadata = String(ApiObjectMetadataDefinition.prototype.toJson).replace(/\s+/g, '') === METADATA_TO_JSON;
+
+interface MetadataFields {
+  _additionalAttributes?: Record<string, unknown>;
+  name?: string;
+  namespace?: string;
+  annotations?: unknown;
+  finalizers?: unknown;
+  ownerReferences?: unknown;
+  labels?: unknown;
+}
+
+/** `metadata.toJson()`: the same fields resolved and sanitised, empty lists and maps dropped. */
+function metadataJson(metadata: ApiObjectMetadataDefinition): unknown {
+  const m = metadata as unknown as MetadataFields;
+  if (!knownMetadata || typeof m._additionalAttributes !== 'object') return metadata.toJson();
+  const data = { ...m._additionalAttributes, name: m.name, namespace: m.namespace, annotations: m.annotations, finalizers: m.finalizers, ownerReferences: m.ownerReferences, labels: m.labels };
+  return sanitized(data, undefined, true);
+}
+
+/** cdk8s' resolve (built-in resolvers) then sanitizeValue (sorted keys; with dropEmpty, filterEmptyArrays and filterEmptyObjects), in one walk. */
+function sanitized(value: unknown, skipKey?: string, dropEmpty = false): unknown {
   for (;;) {
     if (value === null || value === undefined) return undefined;
     const t = typeof value;
@@ -98,18 +121,23 @@ function sanitized(value: unknown, skipKey?: string): unknown {
     else break;
   }
   if (Array.isArray(value)) {
+    if (dropEmpty && value.length === 0) return undefined;
     const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = sanitized(value[i]);
+    for (let i = 0; i < value.length; i++) out[i] = sanitized(value[i], undefined, dropEmpty);
     return out;
   }
   if ((value as object).constructor !== Object) throw new Unrecognised();
   const map = value as Record<string, unknown>;
   const keys = Object.keys(map).sort();
   const out: Record<string, unknown> = {};
+  let empty = true;
   for (const k of keys) {
     if (k === skipKey) continue;
-    const r = sanitized(map[k]);
-    if (r !== undefined) out[k] = r;
+    const r = sanitized(map[k], undefined, dropEmpty);
+    if (r !== undefined) {
+      out[k] = r;
+      empty = false;
+    }
   }
-  return out;
+  return dropEmpty && empty ? undefined : out;
 }

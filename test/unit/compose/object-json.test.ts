@@ -40,7 +40,14 @@ describe('objectJson: ApiObject.toJson in one pass', () => {
       }),
       new k8s.KubeResourceQuota(chart, 'q', { spec: { hard: { cpu: k8s.Quantity.fromString('2'), memory: k8s.Quantity.fromNumber(3) } } }),
       new ApiObject(chart, 'plain', { apiVersion: 'x/v1', kind: 'X', spec: { list: [null, 1, { resolve: () => 'token' }], nested: { empty: {}, none: null } } }),
+      new ApiObject(chart, 'meta', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'm', finalizers: [], ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o', uid: Lazy.any({ produce: () => 'u' }) as never }], annotations: {}, generateName: 'g-', extra: { a: [], b: {} } },
+      }),
     ];
+    objects[3].metadata.addLabel('z', 'last');
+    objects[3].metadata.add('late', { keep: [1], drop: [] });
     for (const obj of objects) {
       expect(hasOnePassJson(obj)).toBe(true);
       expect(JSON.stringify(objectJson(obj))).toBe(JSON.stringify(obj.toJson()));
