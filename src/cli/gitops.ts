@@ -35,7 +35,7 @@ export function registerGitops(program: Command): void {
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs without --watch (default 1; see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
     process.exitCode = await runGitops(opts);
   });

@@ -25,7 +25,7 @@ export function registerSynth(program: Command): void {
     .option('-o, --output <dir>', 'output folder, replaced atomically', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs (default 1: on 2 cores from sources, worker start-up costs more than it saves; see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: SynthOptions) => {
     process.exitCode = await runSynth(opts);
   });
