@@ -37,14 +37,17 @@ for (const [i, t, w] of [
 ] as const) {
   rows.push(scenario('render', i, t, w));
   rows.push(scenario('gitops', i, t, w));
+  if (i >= 5000) {
+    rows.push(scenario('render -j 2', i, t, w));
+    rows.push(scenario('gitops -j 2', i, t, w));
+  }
   rows.push(scenario('naive', i, t, w));
 }
 rows.push(scenario('per-instance', 5000, 1000, 50));
 rows.push(scenario('emitters', 1000, 200, 10));
 rows.push(scenario('parse', 5000, 1000, 50));
 rows.push(scenario('watch', 5000, 1000, 50));
-for (const jobs of [1, 2]) rows.push(cli('synth', 5000, 1000, 50, jobs));
-rows.push(cli('gitops', 5000, 1000, 50, 2));
+for (const command of ['synth', 'gitops'] as const) for (const jobs of [1, 2]) rows.push(cli(command, 5000, 1000, 50, jobs));
 
 const fmt = (r: Row) => {
   const { scenario: s, instances, tenants, workspaces, ...rest } = r;
@@ -65,7 +68,8 @@ Written by \`npm run bench\` (bench/run.ts); each scenario runs in its own proce
 ${rows.map(fmt).join('\n')}
 
 Scenarios: **render** = compose + render every set + emit YAML in one thread (in memory);
-**gitops** = the same into the Argo CD tree layout; **naive** = the baseline, every instance chart in
+**gitops** = the same into the Argo CD tree layout; **-j 2** = the same on both cores (this thread and
+a render worker claim chunks of sets; the worker's start-up is in the time); **naive** = the baseline, every instance chart in
 one cdk8s App and \`app.synth()\`; **per-instance** = one Instance composed and rendered (median, warm);
 **emitters** = the same objects through js-yaml, the \`yaml\` package and JSON.stringify (why
 src/sinks/yaml-emitter.ts exists); **parse** = reading the lab from YAML text with schema validation

@@ -16,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyFileChanges } from '../src/cli/gitops.ts';
 import { LabSession } from '../src/cli/lab-session.ts';
-import { renderAll } from '../src/compose/compose.ts';
 import { writeTreeAtomically } from '../src/sinks/atomic-tree.ts';
-import { gitopsFiles, GitopsTreeBuilder } from '../src/sinks/gitops.ts';
+import { GitopsTreeBuilder } from '../src/sinks/gitops.ts';
+import { renderParallel } from '../src/sinks/parallel/render-pool.ts';
 import { objectsToYaml } from '../src/sinks/yaml-emitter.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 
@@ -52,6 +52,17 @@ if (scenario === 'render') {
   result.sets = composition.units.length;
   result.objects = objects;
   result.yamlMb = +(bytes / 1e6).toFixed(1);
+} else if (scenario === 'render -j 2' || scenario === 'gitops -j 2') {
+  // The same on both cores: this thread and a worker claim chunks of sets (worker start-up included).
+  const gitops = scenario.startsWith('gitops');
+  const t0 = performance.now();
+  const composition = compose(inv, config);
+  const builder = new GitopsTreeBuilder(config);
+  const out = await renderParallel(composition.units, inv.allObjects(), config, gitops ? 'gitops' : 'synth', gitops ? builder : undefined, { threads: 2 });
+  if (gitops) result.files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount }))).size;
+  result.wallMs = Math.round(performance.now() - t0);
+  result.sets = out.length;
+  if (!gitops) result.yamlMb = +(out.reduce((n, s) => n + s.yaml!.length, 0) / 1e6).toFixed(1);
 } else if (scenario === 'naive') {
   // The baseline: every instance chart in one App, then app.synth() into a temp folder.
   const t0 = performance.now();
@@ -93,8 +104,7 @@ if (scenario === 'render') {
 } else if (scenario === 'gitops') {
   // Full gitops tree of the lab: compose, render, Argo CD layout, emit (in memory: disk speed aside).
   const t0 = performance.now();
-  const sets = renderAll(compose(inv, config));
-  const files = gitopsFiles(sets, config);
+  const files = new GitopsTreeBuilder(config).render(compose(inv, config).units);
   result.wallMs = Math.round(performance.now() - t0);
   result.files = files.size;
 } else if (scenario === 'watch') {

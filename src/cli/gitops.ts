@@ -7,7 +7,7 @@ import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { LabSession } from './lab-session.ts';
@@ -35,7 +35,7 @@ export function registerGitops(program: Command): void {
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs without --watch (default 1; see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
     process.exitCode = await runGitops(opts);
   });
@@ -49,15 +49,17 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   const session = new LabSession(opts.file, config);
   let files: Map<string, string>;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
-  const parallel = !opts.watch && jobs > 1 ? await renderTreeInWorkers(opts.file, config, builder, jobs, opts.quiet) : undefined;
-  if (parallel === 'invalid') return EXIT_INPUT;
-  if (parallel) files = parallel;
-  else {
+  if (opts.watch) {
+    // Watch mode keeps the parsed input and rendered sets to re-render only what a change affects.
     const bar = progressBar(opts);
     const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
     bar?.stop();
     if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
     files = builder.files(session.renderedSets());
+  } else {
+    const tree = await renderTree(opts, config, builder, jobs);
+    if (tree === 'invalid') return EXIT_INPUT;
+    files = tree;
   }
 
   if (opts.check) {
@@ -113,27 +115,29 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
 }
 
 /**
- * A full render split over threads (large inputs only): the same validation and composition as
- * the single-threaded path, then each worker renders its share of the sets and their files.
- * Returns undefined when the input is small enough for one thread.
+ * A full render without watch mode: sets are rendered one at a time and only their files kept,
+ * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
-async function renderTreeInWorkers(
-  paths: string[],
-  config: ComposerConfig,
-  builder: GitopsTreeBuilder,
-  jobs: number,
-  quiet?: boolean,
-): Promise<Map<string, string> | 'invalid' | undefined> {
-  const { inventory, problems } = loadInventory(paths);
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
+  const { inventory, problems } = loadInventory(opts.file);
   const composition = compose(inventory, config);
-  if (reportProblems([...problems, ...composition.problems], quiet)) return 'invalid';
-  if (composition.units.length < PARALLEL_THRESHOLD) return undefined;
-  const rendered = inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'gitops', jobs));
-  const sets = composition.units.map((unit, i) => {
-    builder.prime(unit, rendered[i].gitops!);
-    return { unit, objectCount: rendered[i].objectCount };
-  });
-  return builder.filesOf(sets);
+  if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
+  const bar = progressBar(opts);
+  let started = false;
+  const progress = bar
+    ? (done: number, total: number) => {
+        if (started) bar.update(done);
+        else bar.start(total, done);
+        started = true;
+      }
+    : undefined;
+  let files: Map<string, string>;
+  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
+    files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
+  } else files = builder.render(composition.units, progress);
+  bar?.stop();
+  return files;
 }
 
 /** Files that differ between the folder and what it should hold. */

@@ -95,10 +95,20 @@ export class LabSession {
       rollback();
       return { problems: all, applied: false, rerendered: [] };
     }
-    const next = new Map(this.sets);
-    for (const [id, set] of this.sets) if (affectedParents.has(parentKey(set.unit.parent))) next.delete(id);
-    for (const unit of composition.units) next.set(unit.id, { unit, objects: renderUnit(unit) });
-    this.replaceSets(next);
+    // Sets re-rendered keep their place; the order is rebuilt only when sets come or go.
+    const rendered = new Map(composition.units.map((unit) => [unit.id, { unit, objects: renderUnit(unit) }]));
+    // Every set depends on its own parent's key, so the affected ids are all the sets that may go.
+    const gone = [...affectedIds].filter((id) => !rendered.has(id));
+    const added = [...rendered.keys()].filter((id) => !this.sets.has(id));
+    for (const id of gone) this.unindex(this.sets.get(id)!);
+    for (const id of rendered.keys()) if (this.sets.has(id)) this.unindex(this.sets.get(id)!);
+    if (gone.length || added.length) {
+      const next = new Map(this.sets);
+      for (const id of gone) next.delete(id);
+      for (const [id, set] of rendered) next.set(id, set);
+      this.sets = new Map([...next.values()].sort((a, b) => compareUnits(a.unit, b.unit)).map((set) => [set.unit.id, set]));
+    } else for (const [id, set] of rendered) this.sets.set(id, set);
+    for (const set of rendered.values()) this.index(set);
     return { problems: all, applied: true, rerendered: composition.units.map((u) => u.id) };
   }
 
@@ -115,12 +125,23 @@ export class LabSession {
     const sorted = [...sets.values()].sort((a, b) => compareUnits(a.unit, b.unit));
     this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
     this.dependents = new Map();
-    for (const set of sorted) {
-      for (const dep of set.unit.dependsOn) {
-        let ids = this.dependents.get(dep);
-        if (!ids) this.dependents.set(dep, (ids = new Set()));
-        ids.add(set.unit.id);
-      }
+    for (const set of sorted) this.index(set);
+  }
+
+  /** Records which input keys a set depends on. */
+  private index(set: RenderedSet): void {
+    for (const dep of set.unit.dependsOn) {
+      let ids = this.dependents.get(dep);
+      if (!ids) this.dependents.set(dep, (ids = new Set()));
+      ids.add(set.unit.id);
+    }
+  }
+
+  private unindex(set: RenderedSet): void {
+    for (const dep of set.unit.dependsOn) {
+      const ids = this.dependents.get(dep);
+      ids?.delete(set.unit.id);
+      if (ids?.size === 0) this.dependents.delete(dep);
     }
   }
 

@@ -4,7 +4,7 @@ import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
-import { inUnitOrder, PARALLEL_THRESHOLD, renderInWorkers } from '../sinks/parallel/render-pool.ts';
+import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 
@@ -25,7 +25,7 @@ export function registerSynth(program: Command): void {
     .option('-o, --output <dir>', 'output folder, replaced atomically', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for large inputs (default 1: on 2 cores from sources, worker start-up costs more than it saves; see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: SynthOptions) => {
     process.exitCode = await runSynth(opts);
   });
@@ -44,10 +44,11 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     // Large inputs: the same composition, split over threads; files come back in composition order.
     files = new Map();
-    for (const s of inUnitOrder(composition.units, await renderInWorkers(inventory.allObjects(), config, 'synth', jobs))) {
-      files.set(`${s.id}.yaml`, s.yaml!);
-      objects += s.objectCount;
-    }
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: jobs });
+    composition.units.forEach((unit, i) => {
+      files.set(`${unit.id}.yaml`, out[i].yaml!);
+      objects += out[i].objectCount;
+    });
   } else {
     const sets = renderAll(composition);
     if (opts.stdout) {

@@ -12,6 +12,7 @@ import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type Pare
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
 import { inventoryLookup, requestTag, validateSnapshotRequest } from '../model/snapshot.ts';
+import { objectJson } from './object-json.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
 /**
@@ -184,7 +185,7 @@ export function renderUnit(unit: RenderUnit): KubeObject[] {
   const chart = unit.build(app);
   const annotations = composerAnnotations(unit.parent);
   // Key order is left to the emitters: YAML writers sort keys, API requests do not need them sorted.
-  return (synthesize(chart) as KubeObject[]).map((obj) => {
+  return (chartObjects(chart) as KubeObject[]).map((obj) => {
     obj.metadata.annotations = { ...obj.metadata.annotations, ...annotations };
     return obj;
   });
@@ -196,11 +197,11 @@ export function renderUnit(unit: RenderUnit): KubeObject[] {
  * dependency order; our sets declare neither, and those passes cost ~20% of a render. A set that
  * does declare one goes through chart.toJson() unchanged.
  */
-function synthesize(chart: Chart): unknown[] {
+export function chartObjects(chart: Chart): unknown[] {
   const nodes = chart.node.findAll();
   const plain = nodes.every((c) => c.node.dependencies.length === 0 && c.node.validate().length === 0);
   if (!plain) return chart.toJson();
-  return nodes.filter((c): c is ApiObject => ApiObject.isApiObject(c)).map((o) => o.toJson());
+  return nodes.filter((c): c is ApiObject => ApiObject.isApiObject(c)).map(objectJson);
 }
 
 export interface RenderedSet {

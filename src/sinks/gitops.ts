@@ -1,7 +1,7 @@
-import { App } from 'cdk8s';
+import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
 import type { KubeObject } from '../api/types.ts';
-import type { RenderedSet } from '../compose/compose.ts';
+import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { objectToYaml } from './yaml-emitter.ts';
 
@@ -21,8 +21,8 @@ export interface GitopsApp {
   name: string;
   folder: string;
   syncWave: number;
-  /** File name → content of the objects this Application deploys. */
-  files: [string, string][];
+  /** The resource sets this Application deploys. */
+  sets: GitopsSet[];
 }
 
 /** What the tree needs of a resource set: its identity, its size, and its files (computed lazily). */
@@ -30,8 +30,6 @@ export interface GitopsSet {
   unit: { id: string; parent: RenderedSet['unit']['parent'] };
   objectCount: number;
 }
-
-type SetToFiles = (set: GitopsSet, appName: string) => [string, string][];
 
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
@@ -62,14 +60,13 @@ export function objectSyncWave(kind: string): number {
 }
 
 /** Groups rendered sets into Applications small enough for Argo CD's status to stay well below etcd's limits. */
-export function groupApplications(sets: readonly GitopsSet[], maxObjects: number, toFiles: SetToFiles): GitopsApp[] {
+export function groupApplications(sets: readonly GitopsSet[], maxObjects: number): GitopsApp[] {
   const apps: GitopsApp[] = [];
   const byNamespace = new Map<string, GitopsSet[]>();
   for (const set of sets) {
     const p = set.unit.parent;
-    const single = (name: string, folder: string, syncWave: number) => apps.push({ name, folder, syncWave, files: toFiles(set, name) });
-    if (p.kind === 'Workspace') single(`crownlabs-workspace-${p.name}`, `workspaces/${p.name}`, 1);
-    else if (p.kind === 'Tenant') single(`crownlabs-tenant-${p.name}`, `tenants/${p.name}`, 2);
+    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, syncWave: 1, sets: [set] });
+    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, syncWave: 2, sets: [set] });
     else if (p.kind === 'Instance') {
       const list = byNamespace.get(p.namespace ?? '') ?? [];
       list.push(set);
@@ -91,8 +88,7 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
     }
     chunks.forEach((chunk, i) => {
       const suffix = chunks.length > 1 ? `-${i + 1}` : '';
-      const name = `crownlabs-instances-${ns}${suffix}`;
-      apps.push({ name, folder: `instances/${ns}${suffix}`, syncWave: 3, files: chunk.flatMap((s) => toFiles(s, name)) });
+      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, syncWave: 3, sets: chunk });
     });
   }
   return apps;
@@ -167,8 +163,24 @@ function kustomization(files: readonly string[]): string {
   return objectToYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...files].sort() });
 }
 
-function renderChart(build: (app: App) => { toJson(): unknown[] }): KubeObject[] {
-  return build(new App()).toJson() as KubeObject[];
+function renderChart(build: (app: App) => Chart): KubeObject[] {
+  return chartObjects(build(new App())) as KubeObject[];
+}
+
+interface AppOutput {
+  folder: string;
+  syncWave: number;
+  /** The files of the sets it was built from (identity: a re-rendered set has new files). */
+  parts: SetFiles[];
+  entries: [path: string, content: string][];
+  appFile: string;
+  expected: string[];
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface SetFiles {
@@ -184,38 +196,76 @@ export interface SetFiles {
 export class GitopsTreeBuilder {
   // Keyed by the set's unit, which stays the same object while its set is not re-rendered.
   private readonly perSet = new WeakMap<object, SetFiles>();
-  private readonly objectsOf = new WeakMap<object, RenderedSet>();
   private readonly appYaml = new Map<string, [string, string]>();
-  private kustomizations = new Map<string, string>();
+  // What each Application wrote last time, reused while it holds the same sets' files: a watch
+  // update rebuilds only the Applications whose sets were re-rendered.
+  private apps = new Map<string, AppOutput>();
+  private tail?: { apps: AppOutput[]; files: [string, string][] };
 
   constructor(private readonly config: ComposerConfig) {}
 
   /** The tree of rendered sets. */
   files(sets: readonly RenderedSet[]): Map<string, string> {
-    for (const set of sets) this.objectsOf.set(set.unit, set);
+    for (const set of sets) this.setFilesOf(set);
     return this.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
   }
 
-  /** The tree of sets whose files are known already (primed) or whose objects were given to files(). */
-  filesOf(sets: readonly GitopsSet[]): Map<string, string> {
-    const config = this.config;
-    const files = new Map<string, string>();
-    const expected: string[] = [];
-    const apps = groupApplications(sets, config.gitopsMaxObjectsPerApp, (set, app) => {
-      const sf = this.setFiles(set);
-      expected.push(...sf.expectedSecrets.map((row) => `${row} ${app} |`));
-      return sf.files;
+  /**
+   * Renders each unit and keeps only its files, so the objects of one set at a time are in memory
+   * (a full render without watch mode: peak memory stays that of the tree's text).
+   */
+  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void): Map<string, string> {
+    const sets = units.map((unit, i) => {
+      const objects = renderUnit(unit);
+      this.setFilesOf({ unit, objects });
+      onProgress?.(i + 1, units.length);
+      return { unit, objectCount: objects.length };
     });
-    const base = config.gitopsPath.replace(/\/+$/, '');
-    const appFiles: string[] = [];
-    for (const app of apps) {
-      for (const [name, content] of app.files) files.set(`${app.folder}/${name}`, content);
-      files.set(`${app.folder}/kustomization.yaml`, this.kustomizationOf(app.files.map(([name]) => name)));
-      const [name, yaml] = this.applicationYaml(app.name, `${base}/${app.folder}`, app.syncWave);
-      files.set(`apps/${name}`, yaml);
-      appFiles.push(name);
+    return this.filesOf(sets);
+  }
+
+  /** The tree of sets whose files are known already (primed, rendered, or given to files()). */
+  filesOf(sets: readonly GitopsSet[]): Map<string, string> {
+    const files = new Map<string, string>();
+    const outputs: AppOutput[] = [];
+    const next = new Map<string, AppOutput>();
+    for (const app of groupApplications(sets, this.config.gitopsMaxObjectsPerApp)) {
+      const parts = app.sets.map((set) => this.setFiles(set));
+      let out = this.apps.get(app.name);
+      if (!out || out.folder !== app.folder || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
+      next.set(app.name, out);
+      outputs.push(out);
+      for (const [path, content] of out.entries) files.set(path, content);
     }
-    files.set('apps/kustomization.yaml', kustomization(appFiles));
+    this.apps = next;
+    if (!this.tail || !sameItems(this.tail.apps, outputs)) this.tail = { apps: outputs, files: this.treeTail(outputs) };
+    for (const [path, content] of this.tail.files) files.set(path, content);
+    return files;
+  }
+
+  /** An Application's files: its sets' objects, its kustomization, and the Application itself. */
+  private appOutput(app: GitopsApp, parts: SetFiles[]): AppOutput {
+    const entries: [string, string][] = [];
+    const names: string[] = [];
+    for (const part of parts) {
+      for (const [name, content] of part.files) {
+        entries.push([`${app.folder}/${name}`, content]);
+        names.push(name);
+      }
+    }
+    entries.push([`${app.folder}/kustomization.yaml`, kustomization(names)]);
+    const base = this.config.gitopsPath.replace(/\/+$/, '');
+    const [appFile, yaml] = this.applicationYaml(app.name, `${base}/${app.folder}`, app.syncWave);
+    entries.push([`apps/${appFile}`, yaml]);
+    const expected = parts.flatMap((part) => part.expectedSecrets.map((row) => `${row} ${app.name} |`));
+    return { folder: app.folder, syncWave: app.syncWave, parts, entries, appFile, expected };
+  }
+
+  /** The files after the Applications': the apps kustomization, the root, SECRETS.md. */
+  private treeTail(apps: readonly AppOutput[]): [string, string][] {
+    const config = this.config;
+    const base = config.gitopsPath.replace(/\/+$/, '');
+    const out: [string, string][] = [['apps/kustomization.yaml', kustomization(apps.map((a) => a.appFile))]];
     const rootObjects = renderChart(
       (a) =>
         new GitopsRootChart(a, 'root', {
@@ -226,28 +276,25 @@ export class GitopsTreeBuilder {
           appsPath: `${base}/apps`,
         }),
     );
-    files.set('root/kustomization.yaml', kustomization(rootObjects.map((o) => objectFileName(o))));
-    for (const o of rootObjects) files.set(`root/${objectFileName(o)}`, objectToYaml(o));
-    files.set('SECRETS.md', secretsReadme(config, expected));
-    return files;
-  }
-
-  /** A folder's kustomization, remembered: in watch mode most folders keep the same files. */
-  private kustomizationOf(names: string[]): string {
-    const key = names.join('\n');
-    let yaml = this.kustomizations.get(key);
-    if (yaml === undefined) {
-      if (this.kustomizations.size > 100_000) this.kustomizations = new Map();
-      yaml = kustomization(names);
-      this.kustomizations.set(key, yaml);
-    }
-    return yaml;
+    out.push(['root/kustomization.yaml', kustomization(rootObjects.map((o) => objectFileName(o)))]);
+    for (const o of rootObjects) out.push([`root/${objectFileName(o)}`, objectToYaml(o)]);
+    out.push(['SECRETS.md', secretsReadme(config, apps.flatMap((a) => a.expected))]);
+    return out;
   }
 
   /** The files of one rendered set (render workers compute them this way). */
   setFilesOf(set: RenderedSet): SetFiles {
-    this.objectsOf.set(set.unit, set);
-    return this.setFiles({ unit: set.unit, objectCount: set.objects.length });
+    let sf = this.perSet.get(set.unit);
+    if (!sf) {
+      sf = { files: [], expectedSecrets: [] };
+      for (const obj of set.objects) {
+        const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
+        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
+        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
+      }
+      this.perSet.set(set.unit, sf);
+    }
+    return sf;
   }
 
   /** Uses files computed elsewhere (a render worker) for a set's unit. */
@@ -256,18 +303,8 @@ export class GitopsTreeBuilder {
   }
 
   private setFiles(set: GitopsSet): SetFiles {
-    let sf = this.perSet.get(set.unit);
-    if (!sf) {
-      const rendered = this.objectsOf.get(set.unit);
-      if (!rendered) throw new Error(`no objects or files for resource set ${set.unit.id}`);
-      sf = { files: [], expectedSecrets: [] };
-      for (const obj of rendered.objects) {
-        const out = gitopsObject(structuredClone(obj), this.config);
-        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
-        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
-      }
-      this.perSet.set(set.unit, sf);
-    }
+    const sf = this.perSet.get(set.unit);
+    if (!sf) throw new Error(`no objects or files for resource set ${set.unit.id}`);
     return sf;
   }
 

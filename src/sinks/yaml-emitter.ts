@@ -12,77 +12,88 @@ import type { KubeObject } from '../api/types.ts';
  * rendered object through two YAML parsers in both schemas.
  */
 export function objectToYaml(obj: unknown): string {
-  const out: string[] = [];
-  if (isMap(obj)) writeMapBody(obj, '', out, true);
-  else out.push(`${scalar(obj)}\n`);
-  return out.join('');
+  return flat(isMap(obj) ? mapBody(obj, '', true, false) : `${scalar(obj)}\n`);
 }
 
 /** Objects as a multi-document YAML stream. */
 export function objectsToYaml(objects: readonly KubeObject[]): string {
   let s = '';
   for (const o of objects) s += `---\n${objectToYaml(o)}`;
-  return s;
+  return flat(s);
 }
 
-const LEADING_KEYS = ['apiVersion', 'kind', 'metadata'];
+// Text is built by string concatenation rather than pieces joined: faster here. V8 keeps a
+// concatenation as a tree of its pieces (3-4 times the text's size) until the string is read by
+// index, so a finished document is made flat once before it is kept (a gitops tree holds 25,000).
+function flat(s: string): string {
+  s.charCodeAt(s.length >> 1);
+  return s;
+}
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Keys whose value is not undefined, sorted; at the top level apiVersion, kind and metadata first. */
 function sortedKeys(map: Record<string, unknown>, top: boolean): string[] {
-  const keys = Object.keys(map).filter((k) => map[k] !== undefined);
-  keys.sort();
-  if (!top) return keys;
-  const lead = LEADING_KEYS.filter((k) => map[k] !== undefined);
-  return [...lead, ...keys.filter((k) => !LEADING_KEYS.includes(k))];
+  const keys = Object.keys(map);
+  let defined = keys;
+  for (let i = 0; i < keys.length; i++) {
+    if (map[keys[i]] === undefined) {
+      defined = keys.filter((k) => map[k] !== undefined);
+      break;
+    }
+  }
+  defined.sort();
+  if (!top) return defined;
+  const lead: string[] = [];
+  const rest: string[] = [];
+  for (const k of defined) (k === 'apiVersion' || k === 'kind' || k === 'metadata' ? lead : rest).push(k);
+  lead.sort((a, b) => LEADING_RANK[a] - LEADING_RANK[b]);
+  return lead.length === 0 ? rest : lead.concat(rest);
 }
 
-/** Writes `key: value` lines of a map at `indent`; the first line's indent may be supplied by a `- `. */
-function writeMapBody(map: Record<string, unknown>, indent: string, out: string[], top = false, firstInline = false): void {
+const LEADING_RANK: Record<string, number> = { apiVersion: 0, kind: 1, metadata: 2 };
+
+function hasDefinedKey(map: Record<string, unknown>): boolean {
+  for (const k in map) if (map[k] !== undefined) return true;
+  return false;
+}
+
+/** `key: value` lines of a map at `indent`; with firstInline the first line's indent comes from a `- `. */
+function mapBody(map: Record<string, unknown>, indent: string, top: boolean, firstInline: boolean): string {
+  let s = '';
   let first = true;
   for (const key of sortedKeys(map, top)) {
-    const pad = first && firstInline ? '' : indent;
+    s += first && firstInline ? `${scalarKey(key)}:` : `${indent}${scalarKey(key)}:`;
     first = false;
-    writeEntry(`${pad}${scalarKey(key)}:`, map[key], indent, out);
+    s += entryValue(map[key], indent);
   }
+  return s;
 }
 
-function writeEntry(head: string, value: unknown, indent: string, out: string[]): void {
-  if (Array.isArray(value)) {
-    if (value.length === 0) out.push(`${head} []\n`);
-    else {
-      out.push(`${head}\n`);
-      writeSeq(value, `${indent}  `, out);
-    }
-  } else if (isMap(value)) {
-    if (sortedKeys(value, false).length === 0) out.push(`${head} {}\n`);
-    else {
-      out.push(`${head}\n`);
-      writeMapBody(value, `${indent}  `, out);
-    }
-  } else {
-    out.push(`${head} ${scalar(value)}\n`);
+/** What follows `key:` for a value: ` scalar\n`, ` []\n`, ` {}\n`, or a newline and the nested block. */
+function entryValue(value: unknown, indent: string): string {
+  if (typeof value === 'object' && value !== null) {
+    if (Array.isArray(value)) return value.length === 0 ? ' []\n' : `\n${seq(value, `${indent}  `)}`;
+    const map = value as Record<string, unknown>;
+    return hasDefinedKey(map) ? `\n${mapBody(map, `${indent}  `, false, false)}` : ' {}\n';
   }
+  return ` ${scalar(value)}\n`;
 }
 
-function writeSeq(items: unknown[], indent: string, out: string[]): void {
+function seq(items: unknown[], indent: string): string {
+  let s = '';
   for (const item of items) {
-    if (isMap(item) && sortedKeys(item, false).length > 0) {
-      out.push(`${indent}- `);
-      writeMapBody(item, `${indent}  `, out, false, true);
-    } else if (Array.isArray(item) && item.length > 0) {
-      out.push(`${indent}-\n`);
-      writeSeq(item, `${indent}  `, out);
-    } else if (isMap(item)) {
-      out.push(`${indent}- {}\n`);
-    } else if (Array.isArray(item)) {
-      out.push(`${indent}- []\n`);
-    } else {
-      out.push(`${indent}- ${scalar(item)}\n`);
-    }
+    if (typeof item === 'object' && item !== null) {
+      if (Array.isArray(item)) s += item.length > 0 ? `${indent}-\n${seq(item, `${indent}  `)}` : `${indent}- []\n`;
+      else {
+        const map = item as Record<string, unknown>;
+        s += hasDefinedKey(map) ? `${indent}- ${mapBody(map, `${indent}  `, false, true)}` : `${indent}- {}\n`;
+      }
+    } else s += `${indent}- ${scalar(item)}\n`;
   }
+  return s;
 }
 
 // A plain scalar may hold these characters only; anything else is quoted.
@@ -127,6 +138,14 @@ function scalar(v: unknown): string {
   throw new Error(`cannot write a ${typeof v} as YAML`);
 }
 
+const formattedKeys = new Map<string, string>();
+
 function scalarKey(k: string): string {
-  return plainSafe(k) && !k.includes(' ') ? k : JSON.stringify(k);
+  let f = formattedKeys.get(k);
+  if (f === undefined) {
+    f = plainSafe(k) && !k.includes(' ') ? k : JSON.stringify(k);
+    if (formattedKeys.size >= FORMATTED_CACHE_LIMIT) formattedKeys.clear();
+    if (k.length < 256) formattedKeys.set(k, f);
+  }
+  return f;
 }

@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import jsYaml from 'js-yaml';
 import { loadInventory } from '../../../src/api/load.ts';
 import type { KubeObject } from '../../../src/api/types.ts';
 import { LabSession } from '../../../src/cli/lab-session.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
-import { gitopsFiles, objectSyncWave } from '../../../src/sinks/gitops.ts';
+import { gitopsFiles, GitopsTreeBuilder, objectSyncWave } from '../../../src/sinks/gitops.ts';
+import { generateLab } from '../../support/generate-lab.ts';
+import { testConfig } from '../../support/lab.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const CONFIG_FILE = join(ROOT, 'examples', 'crownlabs.config.yaml');
@@ -159,6 +162,41 @@ describe('watch mode (LabSession)', () => {
     expect(bad.problems.some((p) => p.severity === 'error' && p.field?.endsWith('environmentType'))).toBe(true);
     const still = session.renderedSets().find((s) => s.unit.id === 'instances/tenant-john-doe/green-tea-6831')!.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any;
     expect(still.spec.domain.resources.requests.memory).toBe('3500M');
+  });
+
+  it('after edits that change, add and remove sets, the tree is the one a fresh full render gives (small Applications, every chunk touched)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watch-eq-'));
+    const byFile = new Map<string, unknown[]>();
+    for (const o of generateLab({ instances: 90, tenants: 12, workspaces: 3 })) {
+      const f = o.kind === 'Instance' ? `instances-${o.metadata.namespace}.yaml` : `${o.kind.toLowerCase()}s.yaml`;
+      byFile.set(f, [...(byFile.get(f) ?? []), o]);
+    }
+    for (const [f, objs] of byFile) writeFileSync(join(dir, f), objs.map((o) => jsYaml.dump(o)).join('---\n'));
+    const config = testConfig({ gitopsMaxObjectsPerApp: 12, gitopsSecretMode: 'existing' });
+    const session = new LabSession([dir], config, dir);
+    const builder = new GitopsTreeBuilder(config);
+    expect(session.load().applied).toBe(true);
+    let tree = [...builder.files(session.renderedSets())];
+    const fresh = () => {
+      const s = new LabSession([dir], config, dir);
+      expect(s.load().applied).toBe(true);
+      return [...gitopsFiles(s.renderedSets(), config)];
+    };
+    const file = join(dir, 'instances-tenant-user-0.yaml');
+    const edits: [string, (text: string) => string][] = [
+      [file, (t) => t.replace('running: true', 'running: false')],
+      [file, (t) => t.split('---\n').slice(1).join('---\n')], // one Instance removed
+      [file, (t) => `${t}---\n${t.split('---\n')[0].replace(/name: (\S+)/, 'name: $1-new')}`], // one added
+      [join(dir, 'templates.yaml'), (t) => t.replace(/memory: (\S+)/, 'memory: 3G')], // a Template: every Instance of it
+    ];
+    for (const [f, edit] of edits) {
+      writeFileSync(f, edit(readFileSync(f, 'utf8')));
+      expect(session.update([f]).applied).toBe(true);
+      const next = [...builder.files(session.renderedSets())];
+      expect(next).not.toEqual(tree);
+      expect(next).toEqual(fresh());
+      tree = next;
+    }
   });
 
   it('crownlabs gitops --watch updates the tree after an edit', async () => {

@@ -3,32 +3,40 @@ import { Inventory } from '../../../src/api/inventory.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { distFiles } from '../../../src/sinks/files.ts';
 import { GitopsTreeBuilder, gitopsFiles } from '../../../src/sinks/gitops.ts';
-import { renderInWorkers } from '../../../src/sinks/parallel/render-pool.ts';
+import { renderParallel } from '../../../src/sinks/parallel/render-pool.ts';
+import { workerScript } from '../../../src/sinks/parallel/worker-script.ts';
 import { generateLab } from '../../support/generate-lab.ts';
 import { testConfig } from '../../support/lab.ts';
 
 describe('rendering split over worker threads', () => {
   const config = testConfig({ gitopsMaxObjectsPerApp: 20 });
-  const { inventory } = Inventory.fromObjects(generateLab({ instances: 60, tenants: 12, workspaces: 3 }).map((object) => ({ object, source: { file: 'g', document: 0 } })));
+  const { inventory } = Inventory.fromObjects(generateLab({ instances: 300, tenants: 40, workspaces: 3 }).map((object) => ({ object, source: { file: 'g', document: 0 } })));
   const composition = compose(inventory, config);
   const sets = renderAll(composition);
 
-  it('gives synth the same bytes as one thread, every set exactly once', async () => {
-    const out = await renderInWorkers(inventory.allObjects(), config, 'synth', 3);
-    expect(out.map((s) => s.id).sort()).toEqual(composition.units.map((u) => u.id).sort());
+  it('gives synth the same bytes as one thread, every set exactly once, in unit order', async () => {
+    const progress: number[] = [];
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: 3, onProgress: (done) => progress.push(done) });
+    expect(out).toHaveLength(composition.units.length);
     const single = distFiles(sets);
-    for (const s of out) expect(s.yaml).toBe(single.get(`${s.id}.yaml`));
+    composition.units.forEach((unit, i) => expect(out[i].yaml).toBe(single.get(`${unit.id}.yaml`)));
+    expect(progress.at(-1)).toBe(composition.units.length);
   });
 
   it('gives gitops the same tree as one thread', async () => {
-    const out = new Map((await renderInWorkers(inventory.allObjects(), config, 'gitops', 2)).map((s) => [s.id, s]));
     const builder = new GitopsTreeBuilder(config);
-    const tree = builder.filesOf(
-      composition.units.map((unit) => {
-        builder.prime(unit, out.get(unit.id)!.gitops!);
-        return { unit, objectCount: out.get(unit.id)!.objectCount };
-      }),
-    );
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: 2 });
+    const tree = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
     expect([...tree]).toEqual([...gitopsFiles(sets, config)]);
+  });
+
+  it('renders in workers alone the same as one thread (workers bundled from the sources)', async () => {
+    expect((await workerScript()).main.pathname).toMatch(/\/\.cache\/render-worker-\w+\.mjs$/);
+    const synth = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: 2, mainThreadRenders: false });
+    const single = distFiles(sets);
+    composition.units.forEach((unit, i) => expect(synth[i].yaml).toBe(single.get(`${unit.id}.yaml`)));
+    const builder = new GitopsTreeBuilder(config);
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: 1, mainThreadRenders: false });
+    expect([...builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })))]).toEqual([...gitopsFiles(sets, config)]);
   });
 });
