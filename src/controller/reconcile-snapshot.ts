@@ -10,7 +10,8 @@
  * the parent annotation like every rendered child (controller.ts).
  */
 import { compose, renderUnit } from '../compose/compose.ts';
-import { SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
+import { INPUT_KINDS, type Instance, type InstanceSnapshot } from '../api/types.ts';
+import { instanceTemplateRef, snapshotInstanceRef, SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
 import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
@@ -22,7 +23,12 @@ import { whitelisted } from './reconcile-instance.ts';
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
 
 /** Beyond the rendered Job (create) and the informers: a Job not in the cache is read from the server. */
-export const SNAPSHOT_API_ACCESS: readonly ApiAccess[] = [{ ...JOB, verbs: ['get', 'create'] }];
+export const SNAPSHOT_API_ACCESS: readonly ApiAccess[] = [
+  { ...JOB, verbs: ['get', 'create'] },
+  // An Instance or Template missing from the cache is looked up on the server before failing.
+  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['get'] },
+  { apiVersion: INPUT_KINDS.Template.apiVersion, kind: 'Template', verbs: ['get'] },
+];
 
 export async function reconcileSnapshot(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.snapshots.get(namespace, name);
@@ -61,7 +67,9 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
     }
     const request = validateSnapshotRequest(snapshot, cacheLookup(ctx.caches));
     if (!request.ok) {
-      if (!request.permanent) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${request.message}`);
+      // An Instance created just before its snapshot (one `kubectl apply`) may not be cached yet.
+      const transient = !request.permanent || (await onServerNotInCache(ctx, snapshot));
+      if (transient) throw new Error(`InstanceSnapshot ${namespace}/${name}: ${request.message}${request.permanent ? ' in the cache yet' : ''}`);
       await phases.set('Failed');
       await record(SNAPSHOT_EVENTS.validationError(request.message));
       return {};
@@ -146,6 +154,21 @@ function cacheLookup(caches: Caches): SnapshotLookup {
     instance: (ns, name) => find('Instance', inv.instances, caches.instances, ns, name),
     template: (ns, name) => find('Template', inv.templates, caches.templates, ns, name),
   };
+}
+
+/** Whether the Instance (or its Template) the cache lacks does exist on the server. */
+async function onServerNotInCache(ctx: ControllerContext, snapshot: InstanceSnapshot): Promise<boolean> {
+  const ref = snapshotInstanceRef(snapshot);
+  const cached = ctx.caches.instances.get(ref.namespace, ref.name);
+  const [kind, target] = cached ? (['Template', instanceTemplateRef(cached as unknown as Instance)] as const) : (['Instance', ref] as const);
+  if (cached && ctx.caches.templates.get(target.namespace, target.name)) return false;
+  try {
+    await ctx.client.request('GET', ctx.client.path(INPUT_KINDS[kind].apiVersion, kind, target.namespace, target.name));
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
 }
 
 /** Snapshot keys to reconcile: spec changes of the snapshot, whitelist changes of its namespace. */

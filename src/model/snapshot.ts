@@ -46,23 +46,33 @@ export type SnapshotValidation =
   /** permanent: set phase Failed and do not retry; otherwise retry later. */
   | { ok: false; permanent: boolean; message: string };
 
+/** The Instance a snapshot names; an empty namespace is the snapshot's own. */
+export function snapshotInstanceRef(snapshot: InstanceSnapshot): { namespace: string; name: string } {
+  const ref = snapshot.spec.instanceRef;
+  return { namespace: ref.namespace || snapshot.metadata.namespace || 'default', name: ref.name };
+}
+
+/** The Template an Instance names; an empty namespace is the Instance's own. */
+export function instanceTemplateRef(instance: Instance): { namespace: string; name: string } {
+  const tref = instance.spec[TEMPLATE_REF];
+  return { namespace: tref.namespace || instance.metadata.namespace || 'default', name: tref.name };
+}
+
 /**
  * SPEC §9.2 step 2. An empty `instanceRef.namespace` means the snapshot's own namespace (upstream
  * would GET with an empty namespace and retry forever); an empty Template namespace means the
  * Instance's.
  */
 export function validateSnapshotRequest(snapshot: InstanceSnapshot, lookup: SnapshotLookup): SnapshotValidation {
-  const ref = snapshot.spec.instanceRef;
-  const instanceNs = ref.namespace || snapshot.metadata.namespace || 'default';
+  const { namespace: instanceNs, name: instanceName } = snapshotInstanceRef(snapshot);
   let instance: Instance | undefined;
   let template: Template | undefined;
   try {
-    instance = lookup.instance(instanceNs, ref.name);
-    if (!instance) return { ok: false, permanent: true, message: `Instance ${instanceNs}/${ref.name} not found` };
-    const tref = instance.spec[TEMPLATE_REF];
-    const templateNs = tref.namespace || instance.metadata.namespace || instanceNs;
-    template = lookup.template(templateNs, tref.name);
-    if (!template) return { ok: false, permanent: true, message: `Template ${templateNs}/${tref.name} of Instance ${instanceNs}/${ref.name} not found` };
+    instance = lookup.instance(instanceNs, instanceName);
+    if (!instance) return { ok: false, permanent: true, message: `Instance ${instanceNs}/${instanceName} not found` };
+    const tref = instanceTemplateRef(instance);
+    template = lookup.template(tref.namespace, tref.name);
+    if (!template) return { ok: false, permanent: true, message: `Template ${tref.namespace}/${tref.name} of Instance ${instanceNs}/${instanceName} not found` };
   } catch (err) {
     return { ok: false, permanent: false, message: `lookup failed: ${(err as Error).message}` };
   }
@@ -78,7 +88,7 @@ export function validateSnapshotRequest(snapshot: InstanceSnapshot, lookup: Snap
     return { ok: false, permanent: true, message: `environment ${environment.name} is not persistent: only persistent VMs can be snapshotted` };
   }
   if (instance.spec.running !== false) {
-    return { ok: false, permanent: true, message: `Instance ${instanceNs}/${ref.name} is running: stop it before taking a snapshot` };
+    return { ok: false, permanent: true, message: `Instance ${instanceNs}/${instanceName} is running: stop it before taking a snapshot` };
   }
   return { ok: true, instance, template, environment };
 }
