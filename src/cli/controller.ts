@@ -34,7 +34,9 @@ export function registerController(program: Command): void {
     .option('--client-qps <n>', 'API client requests per second', '100')
     .option('--client-max-burst <n>', 'API client burst', '100')
     .option('--tenant-ns-keep-alive <duration>', 'how long after spec.lastLogin a personal namespace without instances is kept', '10h')
-    .option('--resync-period <duration>', 'full resync period', '10h');
+    .option('--resync-period <duration>', 'each Instance is reconciled again this long after its last success (+0–10% at random)', '10h')
+    .option('--tenant-operator-rq-time-min <duration>', 'Tenants and Workspaces are requeued after a success at a random time between min…', '4h')
+    .option('--tenant-operator-rq-time-max <duration>', '…and max', '8h');
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const { config, problems } = configFromOptions(opts);
@@ -44,9 +46,14 @@ export function registerController(program: Command): void {
     }
     let keepAlive: number;
     let resync: number;
+    let rqMin: number;
+    let rqMax: number;
     try {
       keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
       resync = parseDuration(String(opts.resyncPeriod));
+      rqMin = parseDuration(String(opts.tenantOperatorRqTimeMin));
+      rqMax = parseDuration(String(opts.tenantOperatorRqTimeMax));
+      if (rqMax < rqMin) throw new Error('--tenant-operator-rq-time-max must not be below --tenant-operator-rq-time-min');
       for (const [flag, value, min] of [
         ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
         ['--client-qps', opts.clientQps, 0],
@@ -89,6 +96,8 @@ export function registerController(program: Command): void {
       leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
       tenantNsKeepAliveMs: keepAlive,
       resyncPeriodMs: resync,
+      requeueMinMs: rqMin,
+      requeueMaxMs: rqMax,
       onLeadershipLost: () => process.exit(1),
     });
     log.info({ metrics: handle.metricsAddress, health: handle.healthAddress }, 'controller started');
