@@ -1,0 +1,193 @@
+// npm run bench:controller — the apply-controller on the real test cluster (scripts/test-cluster,
+// its own state dir): a burst of 1,000 Instances across 100 tenants (time until every Instance's
+// children are applied and its status written, API requests per Instance, reconciles/s, peak RSS),
+// a steady-state resync of that lab (writes, time), then 5,000 Instances in the caches (RSS).
+// The controller runs in its own process (bench/controller-child.ts). Writes its section of
+// bench/RESULTS.md. Environment: BENCH_QPS, BENCH_BURST, BENCH_WORKERS, BENCH_TOTAL (5000),
+// TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { installCrds } from '../test/integration/global-setup.ts';
+import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
+import { generateLab } from '../test/support/generate-lab.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const QPS = Number(process.env.BENCH_QPS ?? 100);
+const BURST = Number(process.env.BENCH_BURST ?? 100);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
+const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
+const FIRST = 1000;
+const TENANTS = 100;
+const WORKSPACES = 10;
+const dir = process.env.TEST_CLUSTER_DIR ?? '/tmp/crownlabs-bench-controller';
+const env = { ...process.env, TEST_CLUSTER_DIR: dir };
+const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Stats = { requests: number; writes: number; reconciles: number; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; peakRssMb: number };
+
+function ask<T = { stats: Stats }>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== type) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send({ type });
+  });
+}
+
+/** Creates objects with `concurrency` requests in flight. */
+async function createAll(objects: KubeObject[], concurrency = 32): Promise<void> {
+  const c = rest();
+  const queue = [...objects];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let o = queue.shift(); o; o = queue.shift()) {
+        const p = await c.resourcePath(o.apiVersion, o.kind, o.metadata.namespace ?? null);
+        await c.request('POST', p, { body: o });
+      }
+    }),
+  );
+}
+
+async function until(child: ChildProcess, done: (s: Stats) => boolean, timeoutMs: number, what: string): Promise<Stats> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { stats } = await ask(child, 'stats');
+    if (done(stats)) return stats;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(stats)}`);
+    await sleep(250);
+  }
+}
+
+async function waitNamespaces(names: string[]): Promise<void> {
+  for (;;) {
+    const live = new Set((await listObjects('v1', 'Namespace')).map((n) => n.metadata.name));
+    if (names.every((n) => live.has(n))) return;
+    await sleep(500);
+  }
+}
+
+const loadStart = loadavg();
+log(`starting the test cluster in ${dir}`);
+const kubeconfig = execFileSync(TEST_CLUSTER_SCRIPT, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+process.env.TEST_CLUSTER_KUBECONFIG = kubeconfig;
+process.env.TEST_CLUSTER_DIR = dir;
+let child: ChildProcess | undefined;
+try {
+  await installCrds(kubeconfig);
+  const lab = generateLab({ instances: TOTAL, tenants: TENANTS, workspaces: WORKSPACES }) as KubeObject[];
+  const now = new Date().toISOString();
+  // Tenants that logged in keep their personal namespace (SPEC §5.3 step 5).
+  for (const o of lab) if (o.kind === 'Tenant') (o.spec as { lastLogin?: string }).lastLogin = now;
+  const of = (kind: string) => lab.filter((o) => o.kind === kind);
+  const instances = of('Instance');
+
+  child = fork(join(ROOT, 'bench', 'controller-child.ts'), [kubeconfig, String(QPS), String(BURST), String(WORKERS)], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((r) => child!.once('message', () => r()));
+  const t00 = Date.now();
+  await createAll([...of('Workspace'), ...of('Tenant')]);
+  await waitNamespaces([...of('Workspace').map((w) => `workspace-${w.metadata.name}`), ...of('Tenant').map((t) => `tenant-${t.metadata.name.replace(/\./g, '-')}`)]);
+  await createAll(of('Template'));
+  await sleep(2000);
+  await until(child, (s) => s.idle, 300_000, 'tenants and workspaces');
+  const setupMs = Date.now() - t00;
+  log(`${WORKSPACES} workspaces and ${TENANTS} tenants converged in ${setupMs} ms`);
+
+  // 1. The burst.
+  const s0 = (await ask(child, 'stats')).stats;
+  const t0 = Date.now();
+  await createAll(instances.slice(0, FIRST));
+  const createdMs = Date.now() - t0;
+  const s1 = await until(child, (s) => s.withStatus >= FIRST && s.idle, 900_000, 'the burst');
+  const burstMs = Date.now() - t0;
+  const live = async (apiVersion: string, kind: string) => (await listObjects(apiVersion, kind, { labelSelector: 'app.kubernetes.io/managed-by=crownlabs-composer' })).length;
+  const children = {
+    VirtualMachine: await live('kubevirt.io/v1', 'VirtualMachine'),
+    VirtualMachineInstance: await live('kubevirt.io/v1', 'VirtualMachineInstance'),
+    Deployment: await live('apps/v1', 'Deployment'),
+    Service: await live('v1', 'Service'),
+    Ingress: await live('networking.k8s.io/v1', 'Ingress'),
+  };
+  const burst = {
+    instances: FIRST,
+    createdByClientMs: createdMs,
+    allAppliedMs: burstMs,
+    requests: s1.requests - s0.requests,
+    requestsPerInstance: +((s1.requests - s0.requests) / FIRST).toFixed(2),
+    writesPerInstance: +((s1.writes - s0.writes) / FIRST).toFixed(2),
+    reconciles: s1.reconciles - s0.reconciles,
+    failedReconciles: s1.failed - s0.failed,
+    reconcilesPerSecond: +((s1.reconciles - s0.reconciles) / (burstMs / 1000)).toFixed(1),
+    peakRssMb: s1.peakRssMb,
+    children,
+    load: loadavg(),
+  };
+  log(`burst: ${JSON.stringify(burst)}`);
+
+  // 2. Steady-state resync of the converged lab.
+  const r = await ask<{ ms: number; stats: Stats }>(child, 'resync');
+  const resync = { parents: FIRST + TENANTS + WORKSPACES, ms: r.ms, writes: r.stats.writes - s1.writes, requests: r.stats.requests - s1.requests, load: loadavg() };
+  log(`resync: ${JSON.stringify(resync)}`);
+
+  // 3. TOTAL Instances in the caches.
+  const t2 = Date.now();
+  await createAll(instances.slice(FIRST));
+  const s2 = await until(child, (s) => s.withStatus >= TOTAL && s.idle, 3_600_000, `${TOTAL} instances`);
+  const totalMs = Date.now() - t2;
+  await sleep(2000);
+  const g = (await ask(child, 'gc-stats')).stats;
+  const big = { instances: TOTAL, moreInstancesAppliedMs: totalMs, reconcilesPerSecond: +((s2.reconciles - r.stats.reconciles) / (totalMs / 1000)).toFixed(1), cachedObjects: g.cachedObjects, rssAfterGcMb: g.rssMb, heapMb: g.heapMb, peakRssMb: g.peakRssMb, load: loadavg() };
+  log(`${TOTAL}: ${JSON.stringify(big)}`);
+  const r2 = await ask<{ ms: number; stats: Stats }>(child, 'resync');
+  const resync2 = { parents: TOTAL + TENANTS + WORKSPACES, ms: r2.ms, writes: r2.stats.writes - g.writes, load: loadavg() };
+  log(`resync at ${TOTAL}: ${JSON.stringify(resync2)}`);
+
+  const section = `<!-- bench:controller:start -->
+## Apply-controller on the test cluster (\`npm run bench:controller\`)
+
+Written by bench/controller.ts: a real kube-apiserver + etcd (scripts/test-cluster) on the same
+machine, the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
+**${WORKERS}** workers (\`--max-concurrent-reconciles\`). Lab: generate-lab.ts (${WORKSPACES} workspaces,
+${TENANTS} tenants, 7 template flavours: VMs, persistent VMs, CloudVMs, containers, standalone, exam;
+one Instance in five stopped). No VM or pod runs (no kubelet): "applied" means every child is
+accepted by the API server and the Instance's status is written.
+
+- date: ${new Date().toISOString()}
+- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version};
+  shared with other jobs — load average at start ${loadStart}, at the end ${loadavg()}
+
+| measurement | result |
+|---|---|
+| burst: ${FIRST} Instances / ${TENANTS} tenants created at once | all children applied + status in **${(burstMs / 1000).toFixed(1)} s** (the client needed ${(createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles = **${burst.reconcilesPerSecond}/s**; **${burst.requestsPerInstance} API requests per Instance** (${burst.writesPerInstance} writes); ${burst.failedReconciles} failed reconciles; load ${burst.load} |
+| children live after the burst | ${Object.entries(children).map(([k, v]) => `${v} ${k}`).join(', ')} |
+| peak RSS during the burst | **${burst.peakRssMb} MB** |
+| steady-state resync of ${resync.parents} parents | **${resync.writes} writes** (target 0), ${resync.requests} requests, ${(resync.ms / 1000).toFixed(1)} s |
+| ${TOTAL} Instances in the caches | ${TOTAL - FIRST} more applied in ${(totalMs / 1000).toFixed(1)} s (${big.reconcilesPerSecond} reconciles/s); ${big.cachedObjects} cached objects; RSS **${big.rssAfterGcMb} MB** after GC (heap ${big.heapMb} MB), peak **${big.peakRssMb} MB** (target ≤ 300 MB) |
+| steady-state resync of ${resync2.parents} parents | **${resync2.writes} writes**, ${(resync2.ms / 1000).toFixed(1)} s |
+
+At QPS ${QPS} the client's rate limit is the floor: ${burst.requests} requests need ≥ ${(burst.requests / QPS).toFixed(0)} s.
+<!-- bench:controller:end -->
+`;
+  writeResults(section);
+  log('bench/RESULTS.md updated');
+} finally {
+  if (child && child.exitCode === null) {
+    child.send({ type: 'stop' });
+    await new Promise((r) => child!.once('exit', r));
+  }
+  if (!process.env.BENCH_KEEP_CLUSTER) execFileSync(TEST_CLUSTER_SCRIPT, ['stop'], { env, stdio: 'inherit' });
+}
+
+/** Replaces this bench's section of bench/RESULTS.md (npm run bench keeps it). */
+function writeResults(section: string): void {
+  const file = join(ROOT, 'bench', 'RESULTS.md');
+  const text = readFileSync(file, 'utf8');
+  const re = /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/;
+  writeFileSync(file, re.test(text) ? text.replace(re, section) : `${text.trimEnd()}\n\n${section}`);
+}
