@@ -191,6 +191,7 @@ describe('faults: conflicts', () => {
     const config = labConfig(l.shard);
     const tenant = l.inputs.cluster.find((o) => o.kind === 'Tenant' && o.metadata.name === l.tenants[1])!;
     const tenantPath = `/apis/crownlabs.polito.it/v1alpha2/tenants/${l.tenants[1]}`;
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
     // Hold the controller's first write to the Tenant (adding the finalizer, with the
     // resourceVersion it read) until someone else has updated the Tenant.
     let raced = false;
@@ -239,9 +240,10 @@ describe('faults: throttling', () => {
     expect(throttled.length).toBeGreaterThan(20);
     expect(throttled.some((r) => r.method === 'PATCH')).toBe(true);
     expect(throttled.some((r) => r.watch)).toBe(true);
-    // Every retry of a throttled request came no sooner than its Retry-After.
+    // Every retry of a throttled request came no sooner than its Retry-After (Events excepted:
+    // many reconciles post to the same collection path).
     const early: string[] = [];
-    for (const t of throttled) {
+    for (const t of throttled.filter((r) => !r.path.endsWith('/events'))) {
       const next = proxy.log.find((r) => r.at > t.at && r.method === t.method && r.path === t.path && r.watch === t.watch);
       if (next && next.at - t.at < 990) early.push(`${t.method} ${t.path} retried after ${next.at - t.at} ms`);
     }
