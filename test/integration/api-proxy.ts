@@ -52,7 +52,12 @@ export async function startApiProxy(): Promise<ApiProxy> {
         rec.status = up.statusCode;
         res.writeHead(up.statusCode ?? 502, up.headers);
         open.add(up);
-        up.on('close', () => open.delete(up));
+        // An upstream stream cut short (API server killed, dropStreams) cuts the client's too.
+        up.on('close', () => {
+          open.delete(up);
+          if (!up.complete) res.destroy();
+        });
+        up.on('error', () => res.destroy());
         if (rec.watch) {
           up.on('data', (c: Buffer) => {
             const m = /"type":"ERROR".*?"code":(\d+)/.exec(c.toString('utf8'));
