@@ -76,7 +76,8 @@ async function setUpLab(prefix: string, start: (config: ComposerConfig) => Promi
 async function problems(l: Lab, config: ComposerConfig): Promise<string[]> {
   const out: string[] = [];
   const instances = await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs });
-  for (const i of instances) if (!i.status?.phase) out.push(`Instance ${i.metadata.name}: no status`);
+  // A VM's phase stays "" here: no KubeVirt creates its VMI.
+  for (const i of instances) if (i.status?.phase === undefined) out.push(`Instance ${i.metadata.name}: no status`);
   const expected = await expectedObjects(l, config);
   for (const o of expected) {
     const live = await liveOf(o);
@@ -121,7 +122,7 @@ describe('faults: API server outage', () => {
       running.push(r);
       return r;
     });
-    const burst = Array.from({ length: 48 }, (_, i) => instance(l, `b${i}`, FLAVOURS[i % FLAVOURS.length]));
+    const burst = Array.from({ length: 30 }, (_, i) => instance(l, `b${i}`, FLAVOURS[i % FLAVOURS.length]));
     let created = 0;
     let restart: Promise<void> | undefined;
     const queue = [...burst];
@@ -130,13 +131,13 @@ describe('faults: API server outage', () => {
         for (let o = queue.shift(); o; o = queue.shift()) {
           // A create whose answer was lost in the crash is retried and finds the object: 409 is fine.
           await persistently(() => createIgnoringConflict(o));
-          if (++created === 12) restart = restartApiServer(3);
+          if (++created === 10) restart = restartApiServer(3);
         }
       }),
     );
     await restart;
     expect(created).toBe(burst.length);
-    await converge(l, config, ctl, 180_000);
+    await converge(l, config, ctl, Number(process.env.FAULTS_CONVERGE_MS ?? 300_000));
     // The informers came back (re-listed after errors or 410), and still watch: a later edit lands.
     expect((await relists(ctl, 'gone')) + (await relists(ctl, 'error'))).toBeGreaterThan(0);
     await patch(burst[5], { spec: { running: false } });
@@ -145,7 +146,7 @@ describe('faults: API server outage', () => {
       message: 'the stopped container instance scaled to 0 after the restart',
     });
     console.log(`outage: relists gone=${await relists(ctl, 'gone')} error=${await relists(ctl, 'error')}, ${ctl.reconciled.length} reconciles, ${ctl.writes().length} writes`);
-  });
+  }, 480_000);
 });
 
 describe('faults: watch expiry', () => {
@@ -203,7 +204,7 @@ describe('faults: conflicts', () => {
     const ctl = await runController(config, { kubeConfig: proxy.kubeConfig });
     running.push(ctl);
     await create(tenant);
-    await waitFor(() => proxy.log.some((r) => r.path === tenantPath && r.method === 'PATCH' && r.status === 409), { timeoutMs: 30_000, message: 'a 409 from the API server' });
+    await waitFor(() => proxy.log.some((r) => r.path === tenantPath && r.method === 'PATCH' && r.status === 409), { timeoutMs: 60_000, message: 'a 409 from the API server' });
     const t = await waitFor(
       async () => {
         const t = await getObject<any>({ apiVersion: tenant.apiVersion, kind: 'Tenant', metadata: { name: l.tenants[1] } });
@@ -235,7 +236,7 @@ describe('faults: throttling', () => {
       return r;
     });
     for (let i = 0; i < 12; i++) await create(instance(l, `t${i}`, FLAVOURS[i % FLAVOURS.length]));
-    await converge(l, config, ctl, 180_000);
+    await converge(l, config, ctl, 300_000);
     const throttled = proxy.log.filter((r) => r.status === 429);
     expect(throttled.length).toBeGreaterThan(20);
     expect(throttled.some((r) => r.method === 'PATCH')).toBe(true);
@@ -244,12 +245,12 @@ describe('faults: throttling', () => {
     // many reconciles post to the same collection path).
     const early: string[] = [];
     for (const t of throttled.filter((r) => !r.path.endsWith('/events'))) {
-      const next = proxy.log.find((r) => r.at > t.at && r.method === t.method && r.path === t.path && r.watch === t.watch);
+      const next = proxy.log.find((r) => r.at > t.at && sameRequest(r, t));
       if (next && next.at - t.at < 990) early.push(`${t.method} ${t.path} retried after ${next.at - t.at} ms`);
     }
     expect(early).toEqual([]);
     expect((await ctl.handle.metrics.throttled.get()).values[0].value).toBeGreaterThan(0);
-  });
+  }, 400_000);
 });
 
 describe('faults: leader election', () => {
@@ -272,7 +273,7 @@ describe('faults: leader election', () => {
     leader.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     try {
       const lease = () => rest().request('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${leaseName}`);
-      const leaderIdentity: string = await waitFor(async () => (await lease().catch(() => undefined))?.spec?.holderIdentity, { timeoutMs: 60_000, message: `lease held (output: ${out})` });
+      const leaderIdentity: string = await waitFor(async () => (await lease().catch(() => undefined))?.spec?.holderIdentity, { timeoutMs: 180_000, message: `lease held (output: ${out})` });
       await waitFor(async () => await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { timeoutMs: 60_000, message: 'tenant namespace from the leader' });
       // Replica 2, in-process: waits for the Lease.
       let standby: RunningController | undefined;
@@ -285,7 +286,7 @@ describe('faults: leader election', () => {
       // The leader does the work while the standby waits.
       for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template')) await create(o);
       await create(instance(l, 'led', FLAVOURS[3]));
-      await waitFor(async () => (await getObject<any>(instanceRef(l, 'led')))?.status?.phase, { timeoutMs: 60_000, message: 'the leader reconciles' });
+      await waitFor(async () => (await getObject<any>(instanceRef(l, 'led')))?.status?.phase !== undefined, { timeoutMs: 60_000, message: 'the leader reconciles' });
       await new Promise((r) => setTimeout(r, 3000));
       expect(standby).toBeUndefined();
       const notLease = requests.filter((r) => !r.path.includes('/leases/'));
@@ -296,24 +297,32 @@ describe('faults: leader election', () => {
       const duration = (await lease()).spec.leaseDurationSeconds as number;
       leader.kill('SIGKILL');
       const killedAt = Date.now();
-      const b = await standbyStarted;
+      await waitFor(async () => (await lease()).spec.holderIdentity !== leaderIdentity, { timeoutMs: 60_000, intervalMs: 100, message: 'the standby takes the Lease' });
       const tookOver = Date.now();
-      const after = await lease();
-      expect(after.spec.holderIdentity).not.toBe(leaderIdentity);
+      const b = await standbyStarted;
       // Not before the lease ran out (it was not released), and within one lease duration of the
       // last renewal plus one retry period.
       expect(tookOver).toBeGreaterThanOrEqual(renewed + duration * 1000 - 1000);
       expect(tookOver - killedAt).toBeLessThanOrEqual(duration * 1000 + 2000 + 3000);
       // The new leader works.
       await create(instance(l, 'after', FLAVOURS[5]));
-      await waitFor(async () => (await getObject<any>(instanceRef(l, 'after')))?.status?.phase, { timeoutMs: 60_000, message: 'the new leader reconciles' });
+      await waitFor(async () => (await getObject<any>(instanceRef(l, 'after')))?.status?.phase !== undefined, { timeoutMs: 60_000, message: 'the new leader reconciles' });
       expect(b.writes().length).toBeGreaterThan(0);
       console.log(`fail-over ${tookOver - killedAt} ms after SIGKILL (lease ${duration}s)`);
     } finally {
       if (leader.exitCode === null) leader.kill('SIGKILL');
     }
-  });
+  }, 480_000);
 });
+
+/** The same request again: method, path, watch or not, and selectors (two informers may list one path). */
+function sameRequest(a: { method: string; path: string; watch: boolean; query: string }, b: typeof a): boolean {
+  const sel = (q: string) => {
+    const p = new URLSearchParams(q);
+    return `${p.get('labelSelector')}|${p.get('fieldSelector')}`;
+  };
+  return a.method === b.method && a.path === b.path && a.watch === b.watch && sel(a.query) === sel(b.query);
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
