@@ -74,6 +74,8 @@ async function waitNamespaces(names: string[]): Promise<void> {
 }
 
 const loadStart = loadavg();
+const rows: string[] = [];
+let complete = false;
 log(`starting the test cluster in ${dir}`);
 const kubeconfig = execFileSync(TEST_CLUSTER_SCRIPT, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
 process.env.TEST_CLUSTER_KUBECONFIG = kubeconfig;
@@ -98,6 +100,7 @@ try {
   await until(child, (s) => s.idle, 300_000, 'tenants and workspaces');
   const setupMs = Date.now() - t00;
   log(`${WORKSPACES} workspaces and ${TENANTS} tenants converged in ${setupMs} ms`);
+  rows.push(`| set-up: ${WORKSPACES} Workspaces + ${TENANTS} Tenants (namespaces, quotas, RBAC, MyDrive…) + 70 Templates | converged in ${(setupMs / 1000).toFixed(1)} s; load ${loadavg()} |`);
 
   // 1. The burst.
   const s0 = (await ask(child, 'stats')).stats;
@@ -129,11 +132,19 @@ try {
     load: loadavg(),
   };
   log(`burst: ${JSON.stringify(burst)}`);
+  rows.push(
+    `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once | all children applied + status in **${(burstMs / 1000).toFixed(1)} s** (the client needed ${(createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles = **${burst.reconcilesPerSecond}/s**; **${burst.requestsPerInstance} API requests per Instance** (${burst.writesPerInstance} writes); ${burst.failedReconciles} failed reconciles; load ${burst.load} |`,
+    `| children live after the burst | ${Object.entries(children).map(([k, v]) => `${v} ${k}`).join(', ')} |`,
+    `| peak RSS during the burst | **${burst.peakRssMb} MB** |`,
+  );
+  writeResults();
 
   // 2. Steady-state resync of the converged lab.
   const r = await ask<{ ms: number; stats: Stats }>(child, 'resync');
   const resync = { parents: FIRST + TENANTS + WORKSPACES, ms: r.ms, writes: r.stats.writes - s1.writes, requests: r.stats.requests - s1.requests, load: loadavg() };
   log(`resync: ${JSON.stringify(resync)}`);
+  rows.push(`| steady-state resync of ${resync.parents} parents | **${resync.writes} writes** (target 0), ${resync.requests} requests, ${(resync.ms / 1000).toFixed(1)} s; load ${resync.load} |`);
+  writeResults();
 
   // 3. TOTAL Instances in the caches.
   const t2 = Date.now();
@@ -144,10 +155,26 @@ try {
   const g = (await ask(child, 'gc-stats')).stats;
   const big = { instances: TOTAL, moreInstancesAppliedMs: totalMs, reconcilesPerSecond: +((s2.reconciles - r.stats.reconciles) / (totalMs / 1000)).toFixed(1), cachedObjects: g.cachedObjects, rssAfterGcMb: g.rssMb, heapMb: g.heapMb, peakRssMb: g.peakRssMb, load: loadavg() };
   log(`${TOTAL}: ${JSON.stringify(big)}`);
+  rows.push(`| ${TOTAL} Instances in the caches | ${TOTAL - FIRST} more applied in ${(totalMs / 1000).toFixed(1)} s (${big.reconcilesPerSecond} reconciles/s); ${big.cachedObjects} cached objects; RSS **${big.rssAfterGcMb} MB** after GC (heap ${big.heapMb} MB), peak **${big.peakRssMb} MB** (target ≤ 300 MB); load ${big.load} |`);
+  writeResults();
   const r2 = await ask<{ ms: number; stats: Stats }>(child, 'resync');
   const resync2 = { parents: TOTAL + TENANTS + WORKSPACES, ms: r2.ms, writes: r2.stats.writes - g.writes, load: loadavg() };
   log(`resync at ${TOTAL}: ${JSON.stringify(resync2)}`);
+  rows.push(`| steady-state resync of ${resync2.parents} parents | **${resync2.writes} writes**, ${(resync2.ms / 1000).toFixed(1)} s |`);
+  complete = true;
+  writeResults();
 
+  log('bench/RESULTS.md updated');
+} finally {
+  if (child && child.exitCode === null) {
+    child.send({ type: 'stop' });
+    await new Promise((r) => child!.once('exit', r));
+  }
+  if (!process.env.BENCH_KEEP_CLUSTER) execFileSync(TEST_CLUSTER_SCRIPT, ['stop'], { env, stdio: 'inherit' });
+}
+
+/** Replaces this bench's section of bench/RESULTS.md (npm run bench keeps it), after every phase. */
+function writeResults(): void {
   const section = `<!-- bench:controller:start -->
 ## Apply-controller on the test cluster (\`npm run bench:controller\`)
 
@@ -158,34 +185,15 @@ ${TENANTS} tenants, 7 template flavours: VMs, persistent VMs, CloudVMs, containe
 one Instance in five stopped). No VM or pod runs (no kubelet): "applied" means every child is
 accepted by the API server and the Instance's status is written.
 
-- date: ${new Date().toISOString()}
+- date: ${new Date().toISOString()}${complete ? '' : ' (run incomplete: the rows below are the phases that finished)'}
 - machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version};
-  shared with other jobs — load average at start ${loadStart}, at the end ${loadavg()}
+  shared with other jobs — load average at start ${loadStart}, when written ${loadavg()}
 
 | measurement | result |
 |---|---|
-| burst: ${FIRST} Instances / ${TENANTS} tenants created at once | all children applied + status in **${(burstMs / 1000).toFixed(1)} s** (the client needed ${(createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles = **${burst.reconcilesPerSecond}/s**; **${burst.requestsPerInstance} API requests per Instance** (${burst.writesPerInstance} writes); ${burst.failedReconciles} failed reconciles; load ${burst.load} |
-| children live after the burst | ${Object.entries(children).map(([k, v]) => `${v} ${k}`).join(', ')} |
-| peak RSS during the burst | **${burst.peakRssMb} MB** |
-| steady-state resync of ${resync.parents} parents | **${resync.writes} writes** (target 0), ${resync.requests} requests, ${(resync.ms / 1000).toFixed(1)} s |
-| ${TOTAL} Instances in the caches | ${TOTAL - FIRST} more applied in ${(totalMs / 1000).toFixed(1)} s (${big.reconcilesPerSecond} reconciles/s); ${big.cachedObjects} cached objects; RSS **${big.rssAfterGcMb} MB** after GC (heap ${big.heapMb} MB), peak **${big.peakRssMb} MB** (target ≤ 300 MB) |
-| steady-state resync of ${resync2.parents} parents | **${resync2.writes} writes**, ${(resync2.ms / 1000).toFixed(1)} s |
-
-At QPS ${QPS} the client's rate limit is the floor: ${burst.requests} requests need ≥ ${(burst.requests / QPS).toFixed(0)} s.
+${rows.join('\n')}
 <!-- bench:controller:end -->
 `;
-  writeResults(section);
-  log('bench/RESULTS.md updated');
-} finally {
-  if (child && child.exitCode === null) {
-    child.send({ type: 'stop' });
-    await new Promise((r) => child!.once('exit', r));
-  }
-  if (!process.env.BENCH_KEEP_CLUSTER) execFileSync(TEST_CLUSTER_SCRIPT, ['stop'], { env, stdio: 'inherit' });
-}
-
-/** Replaces this bench's section of bench/RESULTS.md (npm run bench keeps it). */
-function writeResults(section: string): void {
   const file = join(ROOT, 'bench', 'RESULTS.md');
   const text = readFileSync(file, 'utf8');
   const re = /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/;
