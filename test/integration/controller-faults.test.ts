@@ -274,7 +274,10 @@ describe('faults: leader election', () => {
     try {
       const lease = () => rest().request('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${leaseName}`);
       const leaderIdentity: string = await waitFor(async () => (await lease().catch(() => undefined))?.spec?.holderIdentity, { timeoutMs: 180_000, message: `lease held (output: ${out})` });
-      await waitFor(async () => await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { timeoutMs: 60_000, message: 'tenant namespace from the leader' });
+      await waitFor(async () => (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } })) && (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.workspaceNs } })), {
+        timeoutMs: 60_000,
+        message: 'tenant and workspace namespaces from the leader',
+      });
       // Replica 2, in-process: waits for the Lease.
       let standby: RunningController | undefined;
       const requests: { method: string; path: string }[] = [];
