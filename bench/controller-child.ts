@@ -40,7 +40,8 @@ function stats() {
     reconciles,
     failed,
     instances: instances.length,
-    withStatus: instances.filter((i) => (i.status as { phase?: string } | undefined)?.phase).length,
+    // A VM's phase stays "" without KubeVirt: a written status is one with a phase field.
+    withStatus: instances.filter((i) => (i.status as { phase?: string } | undefined)?.phase !== undefined).length,
     cachedObjects: handle.caches.all.reduce((a, inf) => a + inf.store.size, 0),
     idle: handle.queue.isIdle(),
     rssMb: mb(process.memoryUsage().rss),

@@ -141,7 +141,7 @@ export class Informer {
           query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: 500, continue: cont },
         });
         const apiVersion = this.options.apiVersion;
-        for (const it of page.items) items.push({ ...it, apiVersion, kind: this.options.kind });
+        for (const it of page.items) items.push(slim({ ...it, apiVersion, kind: this.options.kind }));
         cont = page.metadata.continue || undefined;
         rv = page.metadata.resourceVersion;
       } while (cont);
@@ -204,7 +204,7 @@ export class Informer {
       }
       return;
     }
-    const obj = { ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject;
+    const obj = slim({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
     if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
     this.failures = 0;
     if (e.type === 'BOOKMARK') return;
@@ -288,3 +288,12 @@ export class Informer {
 }
 
 const GONE = new Error('gone');
+
+/**
+ * Drops `metadata.managedFields` (nothing here reads it; as controller-runtime's default cache
+ * transform): it is often the larger part of a small object, and the caches hold every child.
+ */
+function slim(obj: CachedObject): CachedObject {
+  if (obj.metadata && 'managedFields' in obj.metadata) delete obj.metadata.managedFields;
+  return obj;
+}
