@@ -22,7 +22,8 @@ const FIRST = 1000;
 const TENANTS = 100;
 const WORKSPACES = 10;
 const dir = process.env.TEST_CLUSTER_DIR ?? '/tmp/crownlabs-bench-controller';
-const env = { ...process.env, TEST_CLUSTER_DIR: dir };
+// A /16 Service range: the default /24 holds 254 Services, the burst needs one per running Instance.
+const env = { ...process.env, TEST_CLUSTER_DIR: dir, TEST_CLUSTER_SERVICE_CIDR: process.env.TEST_CLUSTER_SERVICE_CIDR ?? '10.0.0.0/16' };
 const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
