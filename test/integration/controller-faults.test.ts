@@ -112,8 +112,8 @@ async function restartApiServer(downSeconds: number): Promise<void> {
   await execFileAsync(TEST_CLUSTER_SCRIPT, ['restart-apiserver', '--down', String(downSeconds)], { env: { ...process.env, TEST_CLUSTER_DIR: dir }, timeout: 150_000 });
 }
 
-const relists = async (ctl: RunningController, reason: string) =>
-  (await ctl.handle.metrics.relists.get()).values.filter((v) => v.labels.reason === reason).reduce((a, v) => a + v.value, 0);
+const relists = async (ctl: RunningController, reason: string, kind?: string) =>
+  (await ctl.handle.metrics.relists.get()).values.filter((v) => v.labels.reason === reason && (!kind || v.labels.kind === kind)).reduce((a, v) => a + v.value, 0);
 
 describe('faults: API server outage', () => {
   it('the API server killed and restarted in the middle of a burst: converges, nothing lost or duplicated', async () => {
@@ -165,7 +165,7 @@ describe('faults: watch expiry', () => {
     await converge(l, config, ctl);
     // Disconnect the controller from every watch while the API server restarts: its watch cache
     // starts over, so the resourceVersions the informers hold are too old when they resume.
-    const gone0 = await relists(ctl, 'gone');
+    const gone0 = await relists(ctl, 'gone', 'Instance');
     let refuse = true;
     proxy.rule = (r) => (refuse && r.watch ? { hold: () => waitFor(() => !refuse, { timeoutMs: 120_000 }).then(() => undefined) } : undefined);
     proxy.dropStreams();
@@ -174,7 +174,7 @@ describe('faults: watch expiry', () => {
     const c = instance(l, 'new', FLAVOURS[5]);
     await create(c);
     refuse = false;
-    await waitFor(async () => (await relists(ctl, 'gone')) > gone0, { timeoutMs: 60_000, message: 're-list after 410' });
+    await waitFor(async () => (await relists(ctl, 'gone', 'Instance')) > gone0, { timeoutMs: 60_000, message: 'Instances re-listed after 410' });
     expect(proxy.log.some((r) => r.watch && r.path.endsWith('/instances') && (r.status === 410 || r.watchErrorCode === 410))).toBe(true);
     // The Instance deleted and the one created while the watch was down are both seen.
     await waitFor(() => ctl.handle.caches.instances.get(l.tenantNs, 'new') && !ctl.handle.caches.instances.get(l.tenantNs, 'gone'), { message: 'cache after re-list' });
