@@ -12,6 +12,8 @@ let requests = 0;
 let writes = 0;
 let reconciles = 0;
 let failed = 0;
+/** Instances reconciled successfully at least once (children applied, status written if it changed). */
+const reconciledInstances = new Set<string>();
 const handle = await startController({
   kubeConfig,
   config: { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' },
@@ -25,9 +27,10 @@ const handle = await startController({
     requests++;
     if (r.method !== 'GET') writes++;
   },
-  onReconcile: (_key, outcome) => {
+  onReconcile: (key, outcome) => {
     reconciles++;
     if (outcome === 'error') failed++;
+    else if (key.startsWith('Instance/')) reconciledInstances.add(key);
   },
 });
 
@@ -41,6 +44,7 @@ function stats() {
     failed,
     instances: instances.length,
     // A VM's phase stays "" without KubeVirt: a written status is one with a phase field.
+    reconciledOk: reconciledInstances.size,
     withStatus: instances.filter((i) => (i.status as { phase?: string } | undefined)?.phase !== undefined).length,
     cachedObjects: handle.caches.all.reduce((a, inf) => a + inf.store.size, 0),
     idle: handle.queue.isIdle(),
