@@ -1,7 +1,7 @@
 // npm run bench: every scenario in its own process (clean peak RSS), results into bench/RESULTS.md.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -77,5 +77,8 @@ and defaults; **watch** = one edited Instance in \`gitops --watch\` (re-parse, r
 **cli** = the real command on a lab written as one file per tenant namespace (parse, validate,
 render, atomic write), in one thread (\`-j 1\`) and on both cores (\`-j 2\`).
 `;
-writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), text);
+// Keep the section bench/controller.ts writes (it needs the test cluster, so it runs on its own).
+const resultsFile = join(ROOT, 'bench', 'RESULTS.md');
+const controllerSection = existsSync(resultsFile) ? /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/.exec(readFileSync(resultsFile, 'utf8'))?.[0] : undefined;
+writeFileSync(resultsFile, controllerSection ? `${text}\n${controllerSection}` : text);
 process.stderr.write('bench/RESULTS.md written\n');

@@ -48,7 +48,9 @@ export function registerController(program: Command): void {
     .option('--client-qps <n>', 'API client requests per second', '100')
     .option('--client-max-burst <n>', 'API client burst', '100')
     .option('--tenant-ns-keep-alive <duration>', 'how long after spec.lastLogin a personal namespace without instances is kept', '10h')
-    .option('--resync-period <duration>', 'full resync period', '10h')
+    .option('--resync-period <duration>', 'each Instance is reconciled again this long after its last success (+0–10% at random)', '10h')
+    .option('--tenant-operator-rq-time-min <duration>', 'Tenants and Workspaces are requeued after a success at a random time between min…', '4h')
+    .option('--tenant-operator-rq-time-max <duration>', '…and max', '8h')
     .option('--webhook-port <port>', 'port of the Tenant admission webhooks (HTTPS); 0 or empty: no webhook server', String(DEFAULT_WEBHOOK_PORT))
     .option('--webhook-host <host>', 'address the webhook server binds (default: all interfaces)')
     .option('--webhook-cert-dir <dir>', `directory holding the webhooks' tls.crt and tls.key, re-read when they change (default ${DEFAULT_CERT_DIR}; when not given and empty there, the webhooks are off)`)
@@ -71,9 +73,14 @@ export function registerController(program: Command): void {
     let webhook: ControllerWebhookOptions | 'no-certificate' | undefined;
     let statusCheckTimeout: number;
     let statusCheckInterval: number;
+    let rqMin: number;
+    let rqMax: number;
     try {
       keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
       resync = parseDuration(String(opts.resyncPeriod));
+      rqMin = parseDuration(String(opts.tenantOperatorRqTimeMin));
+      rqMax = parseDuration(String(opts.tenantOperatorRqTimeMax));
+      if (rqMax < rqMin) throw new Error('--tenant-operator-rq-time-max must not be below --tenant-operator-rq-time-min');
       statusCheckTimeout = parseDuration(String(opts.instanceTerminationStatusCheckTimeout));
       statusCheckInterval = parseDuration(String(opts.instanceTerminationStatusCheckInterval));
       if (statusCheckTimeout <= 0 || statusCheckInterval <= 0) throw new Error('the status-check timeout and interval must be positive');
@@ -126,6 +133,8 @@ export function registerController(program: Command): void {
         leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
         tenantNsKeepAliveMs: keepAlive,
         resyncPeriodMs: resync,
+        requeueMinMs: rqMin,
+        requeueMaxMs: rqMax,
         automation: {
           termination: opts.enableInstanceTermination === true,
           submission: opts.enableInstanceSubmission === true,

@@ -37,8 +37,17 @@ export interface ControllerOptions {
   leaderElectionNamespace?: string;
   leaderElectionId?: string;
   tenantNsKeepAliveMs?: number;
-  /** Re-enqueue every parent this often (0: never). Default 10h, as controller-runtime. */
+  /**
+   * Each Instance is reconciled again this long after its last successful reconcile, stretched by
+   * a random 0–10% (0: never). Default 10h, as controller-runtime's jittered informer resync.
+   */
   resyncPeriodMs?: number;
+  /**
+   * Tenants and Workspaces are requeued after a success at a uniform random time in [min, max)
+   * (upstream `--tenant-operator-rq-time-min/max`, SPEC §5: default 4h–8h).
+   */
+  requeueMinMs?: number;
+  requeueMaxMs?: number;
   logger?: Logger;
   keycloak?: KeycloakClient;
   onRequest?: (r: RequestRecord) => void;
@@ -86,7 +95,16 @@ export const DEFAULT_KEEP_ALIVE_MS = 10 * 3600_000;
 export async function startController(options: ControllerOptions): Promise<ControllerHandle> {
   const log = options.logger ?? pino({ name: 'crownlabs-controller' });
   const metrics = new ControllerMetrics(!options.logger);
-  const client = new KubeClient(options.kubeConfig, { qps: options.clientQps ?? 100, burst: options.clientMaxBurst ?? 100, onRequest: options.onRequest, onResponse: options.onResponse });
+  const client = new KubeClient(options.kubeConfig, {
+    qps: options.clientQps ?? 100,
+    burst: options.clientMaxBurst ?? 100,
+    onRequest: options.onRequest,
+    onResponse: options.onResponse,
+    onThrottled: (r) => {
+      metrics.throttled.inc();
+      log.debug({ method: r.method, path: r.path, delayMs: r.delayMs }, 'throttled by the API server, retrying');
+    },
+  });
   const caches = new Caches(client, {
     onError: (kind, err) => log.warn({ kind, err: err.message }, 'informer error'),
     onList: (kind, reason) => {
@@ -189,6 +207,16 @@ export async function startController(options: ControllerOptions): Promise<Contr
   ready = true;
   log.info({ informers: caches.all.length }, 'caches synced');
 
+  const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
+  const rqMin = options.requeueMinMs ?? 4 * 3600_000;
+  const rqMax = Math.max(rqMin, options.requeueMaxMs ?? 8 * 3600_000);
+  /** When a parent that still exists is reconciled again on its own (jittered: no lockstep). */
+  const periodicRequeue = (kind: string, a: string, b: string): number | undefined => {
+    if (kind === 'Instance') return resyncPeriod > 0 && caches.instances.get(a, b) ? Math.floor(resyncPeriod * (1 + 0.1 * Math.random())) : undefined;
+    const inf = kind === 'Tenant' ? caches.tenants : kind === 'Workspace' ? caches.workspaces : undefined;
+    return rqMax > 0 && inf?.get(undefined, a) ? Math.floor(rqMin + Math.random() * (rqMax - rqMin)) : undefined;
+  };
+
   const reconcile = async (key: string): Promise<ReconcileResult> => {
     const [kind, a, b] = key.split('/');
     const t0 = performance.now();
@@ -202,6 +230,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
       else result = {};
       metrics.reconciles.inc({ kind, result: 'success' });
       options.onReconcile?.(key, 'success');
+      const periodic = periodicRequeue(kind, a, b);
+      if (periodic !== undefined) return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, periodic) };
       return result;
     } catch (e) {
       metrics.reconciles.inc({ kind, result: 'error' });
@@ -224,8 +254,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
     }
     for (const s of caches.snapshots.list()) enqueue(`InstanceSnapshot/${s.metadata.namespace}/${s.metadata.name}`);
   };
-  const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
-  const resyncTimer = resyncPeriod > 0 ? setInterval(resyncAll, resyncPeriod) : undefined;
 
   let stopped = false;
   return {
@@ -248,7 +276,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (stopped) return;
       stopped = true;
       ready = false;
-      if (resyncTimer) clearInterval(resyncTimer);
       caches.stop();
       stopTokenUpkeep?.();
       await queue.stop();

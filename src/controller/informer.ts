@@ -5,7 +5,7 @@
  * composer parent-id label, so children are found by their parent without scanning.
  */
 import { COMPOSER } from '../model/labels.ts';
-import { KubeApiError, type KubeClient, type WatchHandle } from './kube-client.ts';
+import { jitter, KubeApiError, type KubeClient, type WatchHandle } from './kube-client.ts';
 
 export interface CachedObject {
   apiVersion: string;
@@ -58,6 +58,8 @@ export class Informer {
   hasSynced = false;
   /** Counts of lists (initial + re-lists), for tests and metrics. */
   lists = 0;
+  /** Consecutive failed lists/watches: the retry delay doubles (0.5 s … 8 s, jittered). */
+  private failures = 0;
 
   constructor(
     private readonly client: KubeClient,
@@ -117,6 +119,13 @@ export class Informer {
     this.startWatch();
   }
 
+  /** Exponential, jittered, at least the server's Retry-After: informers don't retry in lockstep. */
+  private retryDelay(err?: unknown): number {
+    const n = this.failures++;
+    const retryAfter = err instanceof KubeApiError ? (err.retryAfterMs ?? 0) : 0;
+    return Math.max(retryAfter, jitter(Math.min(8000, 500 * 2 ** n), 0.5));
+  }
+
   private collectionPath(): string {
     return this.client.path(this.options.apiVersion, this.options.kind);
   }
@@ -132,11 +141,12 @@ export class Informer {
           query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: 500, continue: cont },
         });
         const apiVersion = this.options.apiVersion;
-        for (const it of page.items) items.push({ ...it, apiVersion, kind: this.options.kind });
+        for (const it of page.items) items.push(slim({ ...it, apiVersion, kind: this.options.kind }));
         cont = page.metadata.continue || undefined;
         rv = page.metadata.resourceVersion;
       } while (cont);
       this.lists++;
+      this.failures = 0;
       this.replace(items);
       this.resourceVersion = rv;
       this.options.onList?.(reason);
@@ -147,7 +157,7 @@ export class Informer {
       this.startWatch();
     } catch (e) {
       this.options.onError?.(e as Error);
-      this.retry = setTimeout(() => void this.relist('error'), 1000);
+      this.retry = setTimeout(() => void this.relist('error'), this.retryDelay(e));
     }
   }
 
@@ -174,7 +184,7 @@ export class Informer {
           void this.relist('gone');
         } else {
           if (err) this.options.onError?.(err);
-          this.retry = setTimeout(() => this.startWatch(), err ? 1000 : 0);
+          this.retry = setTimeout(() => this.startWatch(), err ? this.retryDelay(err) : 0);
         }
       },
     );
@@ -190,12 +200,13 @@ export class Informer {
       if (code === 410) void this.relist('gone');
       else {
         this.options.onError?.(new Error(`watch ${this.id}: ${e.object?.message ?? 'error event'}`));
-        this.retry = setTimeout(() => void this.relist('error'), 1000);
+        this.retry = setTimeout(() => void this.relist('error'), this.retryDelay());
       }
       return;
     }
-    const obj = { ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject;
+    const obj = slim({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
     if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+    this.failures = 0;
     if (e.type === 'BOOKMARK') return;
     const key = cacheKey(obj);
     const old = this.store.get(key);
@@ -277,3 +288,12 @@ export class Informer {
 }
 
 const GONE = new Error('gone');
+
+/**
+ * Drops `metadata.managedFields` (nothing here reads it; as controller-runtime's default cache
+ * transform): it is often the larger part of a small object, and the caches hold every child.
+ */
+function slim(obj: CachedObject): CachedObject {
+  if (obj.metadata && 'managedFields' in obj.metadata) delete obj.metadata.managedFields;
+  return obj;
+}

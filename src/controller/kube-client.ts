@@ -13,6 +13,8 @@ export class KubeApiError extends Error {
     readonly body: unknown,
     readonly method: string,
     readonly path: string,
+    /** The server's `Retry-After` (429 Too Many Requests, some 5xx), in milliseconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(`${method} ${path} -> ${code}: ${(body as { message?: string } | undefined)?.message ?? JSON.stringify(body)}`);
     this.name = 'KubeApiError';
@@ -37,6 +39,23 @@ export interface KubeClientOptions {
   onRequest?: (r: RequestRecord) => void;
   /** Called with the HTTP status of every answer, watches included (tests count 403s with it). */
   onResponse?: (r: RequestRecord & { code: number }) => void;
+  /** Called when the server throttles a request (429) and it is retried after `delayMs`. */
+  onThrottled?: (r: RequestRecord & { delayMs: number }) => void;
+  /** Retries of a throttled request before the error reaches the caller (as client-go: 10). */
+  maxThrottleRetries?: number;
+}
+
+/** `Retry-After` in milliseconds (seconds or an HTTP date), capped; undefined when absent or bad. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  const ms = /^\d+$/.test(v.trim()) ? Number(v) * 1000 : Date.parse(v) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 60_000) : undefined;
+}
+
+/** `ms` stretched by a random 0–`fraction` share, so many waiters don't wake in lockstep. */
+export function jitter(ms: number, fraction = 0.2, random = Math.random): number {
+  return Math.round(ms * (1 + fraction * random()));
 }
 
 /** A token bucket: `qps` tokens a second, at most `burst` saved up. */
@@ -133,7 +152,26 @@ export class KubeClient {
     return `${base}${ns}/${r.plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
   }
 
+  /**
+   * One request; a 429 (or a 5xx carrying `Retry-After`) is retried after the server's
+   * `Retry-After` (1 s if absent), jittered, up to `maxThrottleRetries` times, as client-go does.
+   */
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const retries = this.options.maxThrottleRetries ?? 10;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, opts);
+      } catch (e) {
+        const throttled = e instanceof KubeApiError && (e.code === 429 || (e.code >= 500 && e.retryAfterMs !== undefined));
+        if (!throttled || attempt >= retries) throw e;
+        const delayMs = jitter(e.retryAfterMs ?? 1000);
+        this.options.onThrottled?.({ method, path, delayMs });
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    }
+  }
+
+  private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
     await this.limiter.take();
     this.options.onRequest?.({ method, path });
     const url = new URL(path, this.server);
@@ -160,7 +198,7 @@ export class KubeClient {
           const code = res.statusCode ?? 0;
           this.options.onResponse?.({ method, path, code });
           if (code >= 200 && code < 300) resolve(parsed as T);
-          else reject(new KubeApiError(code, parsed, method, url.pathname + url.search));
+          else reject(new KubeApiError(code, parsed, method, url.pathname + url.search, parseRetryAfter(res.headers['retry-after'])));
         });
         res.on('error', reject);
       });
@@ -204,7 +242,7 @@ export class KubeClient {
             } catch {
               body = undefined;
             }
-            end(new KubeApiError(res.statusCode ?? 0, body, 'WATCH', path));
+            end(new KubeApiError(res.statusCode ?? 0, body, 'WATCH', path, parseRetryAfter(res.headers['retry-after'])));
           });
           return;
         }

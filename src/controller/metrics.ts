@@ -17,6 +17,7 @@ export class ControllerMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  readonly throttled = new Counter({ name: 'crownlabs_controller_throttled_requests_total', help: 'Requests the API server throttled (429) and the client retried after Retry-After', registers: [this.registry] });
   readonly relists = new Counter({ name: 'crownlabs_controller_relists_total', help: 'Informer (re-)lists by kind and reason', labelNames: ['kind', 'reason'] as const, registers: [this.registry] });
 
   constructor(withDefaults = false) {

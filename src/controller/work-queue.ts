@@ -1,12 +1,17 @@
 /**
  * A de-duplicating work queue keyed by parent (`Instance/ns/name`, `Tenant/name`, `Workspace/name`):
  * a key is never processed by two workers at once, a key added while processing is processed again
- * afterwards, and a failing key is retried with per-key exponential back-off.
+ * afterwards, and a failing key is retried with per-key exponential back-off, jittered (so parents
+ * failing together, e.g. during an API server outage, don't retry in lockstep) and never sooner
+ * than the server's `Retry-After`. A key waiting on a timer keeps its earliest due time.
  */
 export interface WorkQueueOptions {
   workers: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Share of a back-off added at random (default 0.2). */
+  jitter?: number;
+  random?: () => number;
 }
 
 /** setTimeout's largest delay (a signed 32-bit number of milliseconds). */
@@ -20,7 +25,7 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   private readonly wake: (() => void)[] = [];
   private stopped = false;
   private running: Promise<void>[] = [];
@@ -45,29 +50,27 @@ export class WorkQueue {
   }
 
   /**
-   * Adds `key` after `delayMs`, replacing the key's pending delayed add. Delays beyond what a Node
-   * timer holds (~24.8 days) fire at that limit; the reconcile then computes the rest again.
+   * Adds `key` after `delayMs`, unless it is already due sooner (a reconcile is level-based: an
+   * early run just computes the rest again). Delays beyond what a Node timer holds (~24.8 days)
+   * fire at that limit.
    */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
+    const due = Date.now() + delayMs;
     const prev = this.timers.get(key);
-    if (prev) clearTimeout(prev);
-    this.timers.set(
-      key,
-      setTimeout(
-        () => {
-          this.timers.delete(key);
-          this.add(key);
-        },
-        Math.min(Math.max(0, delayMs), MAX_TIMER_MS),
-      ),
-    );
+    if (prev && prev.due <= due) return;
+    if (prev) clearTimeout(prev.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.min(Math.max(0, delayMs), MAX_TIMER_MS));
+    this.timers.set(key, { timer, due });
   }
 
   /** Cancels the key's pending delayed add, if any (e.g. its object was deleted). */
   cancelAfter(key: string): void {
     const prev = this.timers.get(key);
-    if (prev) clearTimeout(prev);
+    if (prev) clearTimeout(prev.timer);
     this.timers.delete(key);
   }
 
@@ -76,11 +79,18 @@ export class WorkQueue {
     return this.timers.has(key);
   }
 
-  /** Back-off delay of the n-th consecutive failure of a key. */
-  backoff(key: string): number {
+  /** Keys waiting on a timer (back-off or periodic resync). */
+  get waiting(): number {
+    return this.timers.size;
+  }
+
+  /** Back-off delay of the n-th consecutive failure of a key: base·2ⁿ⁻¹, jittered, capped. */
+  backoff(key: string, retryAfterMs = 0): number {
     const n = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, n);
-    return Math.min(this.options.maxDelayMs ?? 300_000, (this.options.baseDelayMs ?? 100) * 2 ** (n - 1));
+    const exp = (this.options.baseDelayMs ?? 100) * 2 ** (n - 1);
+    const jittered = Math.round(exp * (1 + (this.options.jitter ?? 0.2) * (this.options.random ?? Math.random)()));
+    return Math.max(retryAfterMs, Math.min(this.options.maxDelayMs ?? 300_000, jittered));
   }
 
   forget(key: string): void {
@@ -104,12 +114,18 @@ export class WorkQueue {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
     this.queue.length = 0;
     this.queued.clear();
     for (const w of this.wake.splice(0)) w();
     await Promise.all(this.running);
+  }
+
+  private clearTimer(key: string): void {
+    const t = this.timers.get(key);
+    if (t) clearTimeout(t.timer);
+    this.timers.delete(key);
   }
 
   private async next(): Promise<string | undefined> {
@@ -135,7 +151,9 @@ export class WorkQueue {
         if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         onError(key, err);
-        this.addAfter(key, this.backoff(key));
+        // A retry already scheduled sooner (e.g. a periodic resync) must not pre-empt the back-off.
+        this.clearTimer(key);
+        this.addAfter(key, this.backoff(key, (err as { retryAfterMs?: number } | undefined)?.retryAfterMs));
       } finally {
         this.processing.delete(key);
         if (this.dirty.delete(key)) this.add(key);

@@ -3,7 +3,7 @@ import { parseDuration } from '../../../src/cli/controller.ts';
 import { liveHoldsRendered, firstDifference } from '../../../src/controller/live-compare.ts';
 import { prettyNameFor } from '../../../src/controller/pretty-name.ts';
 import { goDuration } from '../../../src/controller/reconcile-instance.ts';
-import { TokenBucket } from '../../../src/controller/kube-client.ts';
+import { jitter, parseRetryAfter, TokenBucket } from '../../../src/controller/kube-client.ts';
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
 import { parseAddr } from '../../../src/controller/http-endpoints.ts';
 
@@ -59,11 +59,45 @@ describe('work queue', () => {
     await q.stop();
   });
   it('backs off exponentially per key and forgets after a success', () => {
-    const q = new WorkQueue({ workers: 1, baseDelayMs: 100, maxDelayMs: 1000 });
+    const q = new WorkQueue({ workers: 1, baseDelayMs: 100, maxDelayMs: 1000, random: () => 0 });
     expect([q.backoff('k'), q.backoff('k'), q.backoff('k'), q.backoff('k'), q.backoff('k')]).toEqual([100, 200, 400, 800, 1000]);
     expect(q.backoff('other')).toBe(100);
     q.forget('k');
     expect(q.backoff('k')).toBe(100);
+  });
+  it('jitters the back-off (no lockstep) and never retries before the server\'s Retry-After', () => {
+    const q = new WorkQueue({ workers: 1, baseDelayMs: 100, maxDelayMs: 10_000 });
+    const first = Array.from({ length: 50 }, (_, i) => q.backoff(`k${i}`));
+    expect(Math.min(...first)).toBeGreaterThanOrEqual(100);
+    expect(Math.max(...first)).toBeLessThanOrEqual(120);
+    expect(new Set(first).size).toBeGreaterThan(5);
+    expect(q.backoff('k0', 3000)).toBe(3000);
+  });
+  it('a key waiting on a timer keeps its earliest due time', async () => {
+    const q = new WorkQueue({ workers: 1 });
+    const runs: number[] = [];
+    const t0 = Date.now();
+    q.run(async () => void runs.push(Date.now() - t0), () => undefined);
+    q.addAfter('k', 30);
+    q.addAfter('k', 10_000); // a later resync does not postpone the earlier retry
+    await new Promise((r) => setTimeout(r, 80));
+    expect(runs).toHaveLength(1);
+    expect(q.waiting).toBe(0);
+    await q.stop();
+  });
+  it('a failed key waits for the Retry-After the API server asked for', async () => {
+    const q = new WorkQueue({ workers: 1, baseDelayMs: 1 });
+    const at: number[] = [];
+    const t0 = Date.now();
+    q.run(async () => {
+      at.push(Date.now() - t0);
+      if (at.length === 1) throw Object.assign(new Error('429'), { retryAfterMs: 150 });
+    }, () => undefined);
+    q.add('k');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(at).toHaveLength(2);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(145);
+    await q.stop();
   });
   it('retries a failing key', async () => {
     const q = new WorkQueue({ workers: 1, baseDelayMs: 5 });
@@ -91,6 +125,20 @@ describe('work queue', () => {
     expect(q.hasDelayed('b')).toBe(false);
     expect(q.hasDelayed('c')).toBe(true);
     await q.stop();
+  });
+});
+
+describe('kube client helpers', () => {
+  it('reads Retry-After as seconds or an HTTP date, capped at a minute', () => {
+    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter(new Date(Date.now() + 5000).toUTCString())).toBeGreaterThan(3000);
+    expect(parseRetryAfter('86400')).toBe(60_000);
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+  it('jitter only stretches a delay, by at most the fraction', () => {
+    expect(jitter(1000, 0.2, () => 0)).toBe(1000);
+    expect(jitter(1000, 0.2, () => 0.999)).toBeLessThanOrEqual(1200);
   });
 });
 

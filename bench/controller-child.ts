@@ -1,0 +1,74 @@
+// The apply-controller in its own process for bench/controller.ts (so its RSS is its own),
+// counting every API request it sends; answers the parent's `stats`, `resync` and `stop` messages.
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { defaultConfig } from '../src/config/config.ts';
+import { startController } from '../src/controller/controller.ts';
+
+const [kubeconfig, qps, burst, workers] = process.argv.slice(2);
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(kubeconfig);
+let requests = 0;
+let writes = 0;
+let reconciles = 0;
+let failed = 0;
+/** Instances reconciled successfully at least once (children applied, status written if it changed). */
+const reconciledInstances = new Set<string>();
+const handle = await startController({
+  kubeConfig,
+  config: { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' },
+  metricsAddr: '',
+  healthProbeAddr: '',
+  maxConcurrentReconciles: Number(workers),
+  clientQps: Number(qps),
+  clientMaxBurst: Number(burst),
+  logger: pino({ level: process.env.CONTROLLER_LOG ?? 'error' }),
+  onRequest: (r) => {
+    requests++;
+    if (r.method !== 'GET') writes++;
+  },
+  onReconcile: (key, outcome) => {
+    reconciles++;
+    if (outcome === 'error') failed++;
+    else if (key.startsWith('Instance/')) reconciledInstances.add(key);
+  },
+});
+
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+function stats() {
+  const instances = handle.caches.instances.list();
+  return {
+    requests,
+    writes,
+    reconciles,
+    failed,
+    instances: instances.length,
+    // A VM's phase stays "" without KubeVirt: a written status is one with a phase field.
+    reconciledOk: reconciledInstances.size,
+    withStatus: instances.filter((i) => (i.status as { phase?: string } | undefined)?.phase !== undefined).length,
+    cachedObjects: handle.caches.all.reduce((a, inf) => a + inf.store.size, 0),
+    idle: handle.queue.isIdle(),
+    rssMb: mb(process.memoryUsage().rss),
+    heapMb: mb(process.memoryUsage().heapUsed),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
+}
+
+process.on('message', (m: { type: string }) => {
+  void (async () => {
+    if (m.type === 'stats') process.send!({ type: 'stats', stats: stats() });
+    else if (m.type === 'gc-stats') {
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ type: 'gc-stats', stats: stats() });
+    } else if (m.type === 'resync') {
+      const t0 = performance.now();
+      handle.resyncAll();
+      await handle.idle(50);
+      process.send!({ type: 'resync', ms: Math.round(performance.now() - t0 - 50), stats: stats() });
+    } else if (m.type === 'stop') {
+      await handle.stop();
+      process.exit(0);
+    }
+  })();
+});
+process.send!({ type: 'ready' });
