@@ -11,7 +11,7 @@ import { planInstance } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
-import { inventoryLookup, requestTag, validateSnapshotRequest } from '../model/snapshot.ts';
+import { inventoryLookup, requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
 import { objectJson } from './object-json.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
@@ -155,8 +155,9 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       continue;
     }
     const request = validateSnapshotRequest(snapshot, lookup);
-    if (!request.ok) {
-      notice(snapshot, `skipped: ${request.message}`);
+    const problem = snapshotConfigProblem(config) ?? (request.ok ? undefined : request.message);
+    if (problem || !request.ok) {
+      notice(snapshot, `skipped: ${problem}`);
       continue;
     }
     const { instance } = request;

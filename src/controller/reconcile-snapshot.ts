@@ -11,7 +11,7 @@
  */
 import { compose, renderUnit } from '../compose/compose.ts';
 import { INPUT_KINDS, type Instance, type InstanceSnapshot } from '../api/types.ts';
-import { instanceTemplateRef, snapshotInstanceRef, SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
+import { instanceTemplateRef, snapshotConfigProblem, snapshotInstanceRef, SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
 import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
@@ -64,6 +64,12 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
     if (phase !== 'Pending') {
       await phases.set('Pending');
       await record(SNAPSHOT_EVENTS.validating);
+    }
+    const configProblem = snapshotConfigProblem(ctx.config);
+    if (configProblem) {
+      await phases.set('Failed');
+      await record(SNAPSHOT_EVENTS.validationError(configProblem));
+      return {};
     }
     const request = validateSnapshotRequest(snapshot, cacheLookup(ctx.caches));
     if (!request.ok) {

@@ -46,6 +46,12 @@ export type SnapshotValidation =
   /** permanent: set phase Failed and do not retry; otherwise retry later. */
   | { ok: false; permanent: boolean; message: string };
 
+/** Snapshots push to a registry: without one configured their Job cannot even be created. */
+export function snapshotConfigProblem(config: { vmRegistry: string; vmRegistrySecret: string }): string | undefined {
+  const missing = [config.vmRegistry ? '' : 'vmRegistry (--vm-registry)', config.vmRegistrySecret ? '' : 'vmRegistrySecret (--vm-registry-secret)'].filter(Boolean);
+  return missing.length ? `snapshots are not configured: set ${missing.join(' and ')}` : undefined;
+}
+
 /** The Instance a snapshot names; an empty namespace is the snapshot's own. */
 export function snapshotInstanceRef(snapshot: InstanceSnapshot): { namespace: string; name: string } {
   const ref = snapshot.spec.instanceRef;

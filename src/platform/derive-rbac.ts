@@ -75,11 +75,13 @@ function pluralOf(apiVersion: string, kind: string): string {
  */
 export function representativeObjects(config: ComposerConfig): { objects: KubeObject[]; parentKinds: Set<string> } {
   const inventory = representativeInventory(config.targetLabel);
-  // MyDrive needs a known share to render; the URL makes the shared mode emit its annotations.
+  // MyDrive needs a known share and snapshots a registry to render; the URL makes the shared mode emit its annotations.
   const variant: ComposerConfig = {
     ...config,
     instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
     mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
+    vmRegistry: config.vmRegistry || 'registry.example',
+    vmRegistrySecret: config.vmRegistrySecret || 'registry-push',
     namespaceWhitelist: {},
   };
   const objects: KubeObject[] = [];

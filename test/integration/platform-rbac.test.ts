@@ -169,7 +169,7 @@ describe('the derived controller role is minimal', () => {
     await deleteObject({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE, namespace: NS } });
     const l = lab(shardName('rb'));
     labs.push(l);
-    const cfg = labConfig(l.shard, { authMode: 'per-instance' });
+    const cfg = labConfig(l.shard, { authMode: 'per-instance', vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push' });
     const orphan: KubeObject = {
       apiVersion: 'crownlabs.polito.it/v1alpha2',
       kind: 'Instance',

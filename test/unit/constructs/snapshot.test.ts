@@ -10,6 +10,7 @@ import { COMPOSER, parentId } from '../../../src/model/labels.ts';
 import {
   goDuration,
   requestTag,
+  snapshotConfigProblem,
   snapshotDestination,
   snapshotImageDir,
   snapshotOutcome,
@@ -246,6 +247,13 @@ describe('§9 compose: one snapshot set per valid request', () => {
     const c = compose(inventoryOf(template(), instance(true), snapshot()), config, onlySnapshots);
     expect(c.units).toEqual([]);
     expect(c.problems).toEqual([expect.objectContaining({ severity: 'warning', kind: 'InstanceSnapshot', message: expect.stringMatching(/skipped: Instance .* is running/) })]);
+  });
+  it('without a registry to push to (vmRegistry, vmRegistrySecret) a request renders nothing and says which keys to set', () => {
+    const c = compose(inventoryOf(template(), instance(), snapshot()), { ...config, vmRegistrySecret: '' }, onlySnapshots);
+    expect(c.units).toEqual([]);
+    expect(c.problems).toEqual([expect.objectContaining({ severity: 'warning', kind: 'InstanceSnapshot', message: 'skipped: snapshots are not configured: set vmRegistrySecret (--vm-registry-secret)' })]);
+    expect(snapshotConfigProblem({ vmRegistry: '', vmRegistrySecret: '' })).toBe('snapshots are not configured: set vmRegistry (--vm-registry) and vmRegistrySecret (--vm-registry-secret)');
+    expect(snapshotConfigProblem(config)).toBeUndefined();
   });
   it('the gitops tree leaves snapshot sets out', () => {
     const sets = renderAll(compose(inventoryOf(template(), instance(), snapshot()), config, onlySnapshots));
