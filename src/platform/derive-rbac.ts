@@ -14,9 +14,12 @@
  * - Events: `create`; leader election: a Role on its Lease;
  * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
  *   of every rendered (Cluster)Role are added (names dropped: they name each tenant), and the
- *   ClusterRoles we bind without rendering them (SPEC §3 shared roles) get `bind` by name.
+ *   ClusterRoles we bind without rendering them (SPEC §3 shared roles) get `bind` by name unless
+ *   we already hold every permission they grant.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { App, Chart } from 'cdk8s';
+import { SharedClusterRoles } from '../../constructs/platform/shared-cluster-roles.ts';
 import { INPUT_KINDS, type InputKind, type KubeObject } from '../api/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
@@ -46,6 +49,10 @@ class RuleSet {
     let r = this.rules.get(key);
     if (!r) this.rules.set(key, (r = { group, resource, names, verbs: new Set() }));
     for (const v of verbs) r.verbs.add(v);
+  }
+  /** Whether a rule without resource names grants `verb` on `group`/`resource`. */
+  covers(group: string, resource: string, verb: string): boolean {
+    return this.rules.get(`${group}|${resource}|`)?.verbs.has(verb) ?? false;
   }
   toRules(): PolicyRule[] {
     return [...this.rules.values()]
@@ -94,6 +101,13 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   return { objects, parentKinds };
 }
 
+/** The rules of the shared ClusterRoles (SPEC §3) by name, as our own construct renders them. */
+function sharedClusterRoleRules(): Map<string, PolicyRule[]> {
+  const chart = new Chart(new App(), 'shared');
+  new SharedClusterRoles(chart, 'roles');
+  return new Map(chart.toJson().map((o) => [o.metadata.name as string, (o.rules ?? []) as PolicyRule[]]));
+}
+
 /** apiVersion/kind of every informer the controller starts (its own registry, `Caches`). */
 export function informerKinds(): { apiVersion: string; kind: string }[] {
   const kc = new KubeConfig();
@@ -130,9 +144,10 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
       }
     }
   }
+  const bound = new Map<string, { kind: string; name: string }>();
   for (const o of objects) {
     const ref = (o as { roleRef?: { kind: string; name: string } }).roleRef;
-    if (ref && !emittedRoles.has(`${ref.kind}/${ref.name}`)) rules.add('rbac.authorization.k8s.io', ref.kind === 'Role' ? 'roles' : 'clusterroles', ['bind'], [ref.name]);
+    if (ref && !emittedRoles.has(`${ref.kind}/${ref.name}`)) bound.set(`${ref.kind}/${ref.name}`, ref);
   }
   for (const { apiVersion, kind } of informerKinds()) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['list', 'watch']);
   for (const kind of parentKinds) {
@@ -146,6 +161,12 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
   for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
   for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);
+  // The API server lets us bind a role whose every permission we hold; only the others need `bind`.
+  const shared = sharedClusterRoleRules();
+  for (const ref of bound.values()) {
+    const held = ref.kind === 'ClusterRole' && shared.get(ref.name)?.every((r) => r.apiGroups.every((g) => r.resources.every((res) => r.verbs.every((v) => rules.covers(g, res, v)))));
+    if (!held) rules.add('rbac.authorization.k8s.io', ref.kind === 'Role' ? 'roles' : 'clusterroles', ['bind'], [ref.name]);
+  }
   return {
     clusterRules: rules.toRules(),
     leaseRules: [
