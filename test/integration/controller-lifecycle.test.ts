@@ -2,9 +2,9 @@
 // finalizers and deletion (Workspace unsubscribes its Tenants, SPEC §4.5), MyDrive share from the
 // bound PV, leader election through a Lease, and the real CLI with /healthz, /readyz, /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import { KeycloakDouble } from '../support/keycloak-double.ts';
 import { adminKubeConfigPath, getObject, REPO_ROOT, rest, waitFor } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, runController, shardName, type RunningController } from './controller-support.ts';
@@ -152,14 +152,3 @@ describe('controller operations', () => {
     expect(out).toContain('"msg":"stopped"');
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}

@@ -243,3 +243,16 @@ export async function cleanupLab(l: Lab): Promise<void> {
   }
   for (const ns of [l.tenantNs, l.workspaceNs, `sandbox-${l.shard}-alice`, `tenant-${l.shard}-bob`, `${l.shard}-mydrive`]) await deleteNamespaceWithPvcs(ns);
 }
+
+/** What the Job controller writes when the Job's pod succeeded (the conditions Kubernetes ≥ 1.31 requires). */
+export async function markJobComplete(job: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>, startTime: string, completionTime: string): Promise<void> {
+  const reached = { status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime };
+  await patch(job, { status: { startTime, completionTime, succeeded: 1, conditions: [{ type: 'SuccessCriteriaMet', ...reached }, { type: 'Complete', ...reached }] } }, 'status');
+}
+
+/** What the Job controller writes when the Job exhausted its back-off limit after `failed` pods. */
+export async function markJobFailed(job: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>, startTime: string, failed: number): Promise<void> {
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const exceeded = { status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at };
+  await patch(job, { status: { startTime, failed, conditions: [{ type: 'FailureTarget', ...exceeded }, { type: 'Failed', ...exceeded }] } }, 'status');
+}

@@ -4,7 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRegistryAvailable, freePort, startRegistry, type TestRegistry } from '../support/docker-registry.ts';
+import { dockerRegistryAvailable, startRegistry, type TestRegistry } from '../support/docker-registry.ts';
+import { freePort } from '../support/free-port.ts';
 import { adminKubeConfigPath, deleteObject, getObject, REPO_ROOT, serverSideApply, uniqueName, waitFor, type KubeObject } from './cluster.ts';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'crownlabs.js');

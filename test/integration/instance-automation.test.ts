@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, patch, runController, SELECTOR, shardName, labConfig, type Lab, type RunningController } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, markJobComplete, markJobFailed, patch, runController, SELECTOR, shardName, labConfig, type Lab, type RunningController } from './controller-support.ts';
 
 const shard = shardName('aut');
 const ws = `${shard}-ws`;
@@ -228,17 +228,7 @@ describe('§8.2 content submission', () => {
   it('when the Job succeeds: submissionTime = its completionTime, labels requested=false, completed=true; the Job is kept for its TTL', async () => {
     const startTime = new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const completionTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await patch(jobRef('exam-1-submitter'), {
-      status: {
-        startTime,
-        completionTime,
-        succeeded: 1,
-        conditions: [
-          { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime },
-          { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime },
-        ],
-      },
-    }, 'status');
+    await markJobComplete(jobRef('exam-1-submitter'), startTime, completionTime);
     const i = await waitFor(async () => {
       const x = await getInst('exam-1');
       return x?.metadata.labels[L.completed] === 'true' ? x : undefined;
@@ -252,17 +242,7 @@ describe('§8.2 content submission', () => {
 
   it('a failed Job is a Warning Event; the submission stays requested (as upstream, nothing is retried behind the user\'s back)', async () => {
     await waitFor(() => getObject<any>(jobRef('exam-2-submitter')), { timeoutMs: 30_000, message: 'exam-2 submitter Job' });
-    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await patch(jobRef('exam-2-submitter'), {
-      status: {
-        startTime: at,
-        failed: 11,
-        conditions: [
-          { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
-          { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
-        ],
-      },
-    }, 'status');
+    await markJobFailed(jobRef('exam-2-submitter'), new Date().toISOString().replace(/\.\d+Z$/, 'Z'), 11);
     const events = await waitFor(async () => {
       const e = await eventsOf('exam-2');
       return e.some((x) => x.reason === 'SubmissionFailed') ? e : undefined;

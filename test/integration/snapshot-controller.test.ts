@@ -6,7 +6,7 @@ import { compose, renderUnit } from '../../src/compose/compose.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
 import { snapshotTag } from '../../src/model/snapshot.ts';
 import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, inventoryFromCluster, lab, labConfig, patch, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, inventoryFromCluster, lab, labConfig, markJobComplete, markJobFailed, patch, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
 
 const shard = shardName('snp');
 const l: Lab = lab(shard);
@@ -31,35 +31,6 @@ function snapshot(name: string, instance: string, imageName = `${name}-img`): Ku
 async function eventsOf(name: string): Promise<{ type: string; reason: string; message: string }[]> {
   const list = await rest().request('GET', `/api/v1/namespaces/${l.tenantNs}/events`, { query: { fieldSelector: `involvedObject.name=${name},involvedObject.kind=InstanceSnapshot` } });
   return list.items.map((e: any) => ({ type: e.type, reason: e.reason, message: e.message }));
-}
-
-/** What the Job controller writes when the pod succeeded (conditions as Kubernetes ≥ 1.31 requires). */
-async function completeJob(name: string, startTime: string, completionTime: string): Promise<void> {
-  await patch(jobRef(name), {
-    status: {
-      startTime,
-      completionTime,
-      succeeded: 1,
-      conditions: [
-        { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime },
-        { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime },
-      ],
-    },
-  }, 'status');
-}
-
-async function failJob(name: string, startTime: string): Promise<void> {
-  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  await patch(jobRef(name), {
-    status: {
-      startTime,
-      failed: 3,
-      conditions: [
-        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
-        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at },
-      ],
-    },
-  }, 'status');
 }
 
 beforeAll(async () => {
@@ -123,7 +94,7 @@ describe('§9.2 a valid request: Pending → Processing → Completed', () => {
   });
 
   it('a Complete Job makes it Completed with a Created event stating the duration', async () => {
-    await completeJob('snap-ok', '2026-01-02T10:00:00Z', '2026-01-02T10:01:30Z');
+    await markJobComplete(jobRef('snap-ok'), '2026-01-02T10:00:00Z', '2026-01-02T10:01:30Z');
     await waitFor(async () => (await phaseOf('snap-ok')) === 'Completed', { message: 'snap-ok Completed' });
     await waitFor(async () => (await eventsOf('snap-ok')).some((e) => e.reason === 'Created'), { message: 'Created event' });
     expect((await eventsOf('snap-ok')).filter((e) => e.reason === 'Created')).toEqual([{ type: 'Normal', reason: 'Created', message: 'Image my-vm created and uploaded in 1m30s' }]);
@@ -134,7 +105,7 @@ describe('§9.2 a failed Job', () => {
   it('makes the snapshot Failed with a CreationFailed warning', async () => {
     await create(snapshot('snap-fail', 'pvm-1'));
     await waitFor(async () => (await phaseOf('snap-fail')) === 'Processing' && (await getJob('snap-fail')), { message: 'snap-fail Processing' });
-    await failJob('snap-fail', '2026-01-02T10:00:00Z');
+    await markJobFailed(jobRef('snap-fail'), '2026-01-02T10:00:00Z', 3);
     await waitFor(async () => (await phaseOf('snap-fail')) === 'Failed', { message: 'snap-fail Failed' });
     await waitFor(async () => (await eventsOf('snap-fail')).some((e) => e.reason === 'CreationFailed'), { message: 'CreationFailed event' });
     expect((await eventsOf('snap-fail')).filter((e) => e.type === 'Warning')).toEqual([{ type: 'Warning', reason: 'CreationFailed', message: 'The creation job failed' }]);

@@ -5,9 +5,9 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 
 export const DOCKER_REGISTRY_BIN = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
 
@@ -15,16 +15,6 @@ export function dockerRegistryAvailable(): boolean {
   return existsSync(DOCKER_REGISTRY_BIN);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface TestRegistry {
   url: string;

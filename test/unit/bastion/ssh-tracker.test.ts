@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureFilter, parseListenAddress, parseTcpdumpLine, SshConnectionTracker } from '../../../src/bastion/ssh-tracker.ts';
-import { freePort } from '../../support/docker-registry.ts';
+import { freePort } from '../../support/free-port.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'crownlabs.js');
