@@ -67,7 +67,7 @@ spec:
 `,
     );
     const out = join(dir, 'dist');
-    const r = crownlabs(['synth', '-f', LAB, join(dir, 'snapshot.yaml'), '--config', CONFIG, '-o', out, '--vm-registry', 'registry.example']);
+    const r = crownlabs(['synth', '-f', LAB, join(dir, 'snapshot.yaml'), '--config', CONFIG, '-o', out, '--vm-registry', 'registry.example', '--vm-registry-secret', 'registry-push']);
     expect(r.code).toBe(0);
     const [job] = parseAllDocuments(readFileSync(join(out, 'snapshots/tenant-john-doe/black-tea-snap.yaml'), 'utf8')).map((d) => d.toJS());
     expect(job.kind).toBe('Job');
