@@ -1,4 +1,4 @@
-/** `/metrics` on the metrics address and `/healthz`, `/readyz` (and `/ready`, as upstream) on the probe address. */
+/** `/metrics` on the metrics address and `/healthz`, `/readyz` (and `/ready`, as upstream) on the probe address; the capped body read our HTTP servers share. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -48,4 +48,21 @@ export function healthHandler(ready: () => boolean): http.RequestListener {
 
 export function close(server: http.Server | undefined): Promise<void> {
   return new Promise((r) => (server ? server.close(() => r()) : r()));
+}
+
+/** A request's body, at most `maxBytes`: past that the request is dropped and `tooLarge()` rejects. */
+export function readCappedBody(req: http.IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        reject(tooLarge());
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
+import { readCappedBody } from '../controller/http-endpoints.ts';
 import { RequestError } from './errors.ts';
 import type { UserPodsService } from './service.ts';
 
@@ -59,21 +60,6 @@ function withError(fallback: unknown, error: string): unknown {
   return Array.isArray(fallback) ? { error } : { ...(fallback as object), error };
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new RequestError(413, `request body larger than ${MAX_BODY} bytes`));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; log: Logger }): http.RequestListener {
   return (req, res) => {
@@ -93,7 +79,7 @@ export function userPodsHandler(service: UserPodsService, opts: { testingHost: s
       if (req.method !== 'POST') return send(res, 405, withError(route.fallback, `${path} takes POST with a JSON body`));
       let parsed: unknown;
       try {
-        parsed = JSON.parse(await readBody(req));
+        parsed = JSON.parse((await readCappedBody(req, MAX_BODY, () => new RequestError(413, `request body larger than ${MAX_BODY} bytes`))).toString('utf8'));
       } catch (e) {
         if (e instanceof RequestError) return send(res, e.status, withError(route.fallback, e.message));
         return send(res, 400, withError(route.fallback, `the body must be JSON: ${(e as Error).message}`));

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Tenant } from '../api/types.ts';
+import { readCappedBody } from '../controller/http-endpoints.ts';
 import { TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
 import { errored, parseReview, review, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
 import { mutateTenant, type TenantWebhookConfig } from './tenant-mutation.ts';
@@ -63,23 +64,6 @@ class HttpError extends Error {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 /** Starts the webhook server; rejects when the certificate cannot be read or the port is taken. */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
@@ -101,7 +85,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST an AdmissionReview`);
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       if (type !== 'application/json') throw new HttpError(400, `content type "${type}" not supported, expected application/json`);
-      const body = await readBody(req);
+      const body = await readCappedBody(req, MAX_BODY_BYTES, () => new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`));
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
