@@ -274,6 +274,15 @@ export async function createObject<T extends KubeObject>(obj: T, kc?: KubeConfig
 }
 
 /** DELETE an object; false if it was already gone. */
+/**
+ * Deletes the cluster-scoped objects a test applied of a rendered install (ClusterRoles, bindings,
+ * webhook configurations), whose names other files render too. CRDs stay (every file shares them),
+ * and so do namespaces: a later apply into a terminating one would fail.
+ */
+export async function deleteInstall(objects: KubeObject[]): Promise<void> {
+  for (const o of objects) if (!o.metadata.namespace && o.kind !== 'CustomResourceDefinition' && o.kind !== 'Namespace') await deleteObject(o);
+}
+
 export async function deleteObject(
   ref: Ref,
   opts: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan'; kubeConfig?: KubeConfig } = {},

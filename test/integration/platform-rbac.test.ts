@@ -17,7 +17,7 @@ import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules, type PolicyRule } from '../../src/platform/derive-rbac.ts';
 import { renderPlatform } from '../../src/platform/install.ts';
 import { generateLab } from '../support/generate-lab.ts';
-import { deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { deleteInstall, deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, releasePvcs, shardName, type Lab } from './controller-support.ts';
 
 const NS = 'crownlabs-composer';
@@ -26,6 +26,7 @@ const LEASE = 'crownlabs-composer-rbac-test';
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
 let controllerKc: KubeConfig;
+let install: KubeObject[] = [];
 
 /** Replaces the rules of the controller's ClusterRole and Role (the rules list is atomic: SSA replaces it). */
 async function setRules(clusterRules: PolicyRule[], leaseRules: PolicyRule[]): Promise<void> {
@@ -81,9 +82,13 @@ async function converged(inputs: KubeObject[], handle?: ControllerHandle): Promi
 beforeAll(async () => {
   // The install, as `crownlabs manifests` renders it (CRDs are installed by the global setup).
   const { config } = loadConfig({ file: path.join(REPO_ROOT, 'examples/crownlabs.config.yaml') });
-  await serverSideApply(renderPlatform({ ...config, platformInstallCrds: false, platformNamespace: NS }) as KubeObject[]);
+  install = renderPlatform({ ...config, platformInstallCrds: false, platformNamespace: NS }) as KubeObject[];
+  await serverSideApply(install);
   controllerKc = await kubeConfigFor(`system:serviceaccount:${NS}:${SA}`, ['system:serviceaccounts', `system:serviceaccounts:${NS}`]);
 }, 60_000);
+
+// Other files render the same cluster-scoped names (the bastion's ClusterRole, for one): leave none behind.
+afterAll(() => deleteInstall(install), 60_000);
 
 describe('the rendered install', () => {
   it('binds the derived ClusterRole and the lease Role to the controller ServiceAccount', async () => {

@@ -13,7 +13,7 @@ import { startController, type ControllerHandle } from '../../src/controller/con
 import type { RequestRecord } from '../../src/controller/kube-client.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { renderPlatform } from '../../src/platform/install.ts';
-import { getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { deleteInstall, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, expectedObjects, lab, labConfig, liveOf, shardName } from './controller-support.ts';
 
 const NS = 'crownlabs-upgrade';
@@ -67,6 +67,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cleanupLab(l);
+  // Other files render the same cluster-scoped names (the bastion's ClusterRole, for one): leave none behind.
+  await deleteInstall(v1);
 }, 60_000);
 
 describe('re-applying the install', () => {
