@@ -3,7 +3,6 @@
  * completed), create the `N-submitter` Job once (spec only at creation) and, when it has succeeded,
  * record `status.automation.submissionTime` and flip the labels to completed.
  */
-import { INPUT_KINDS } from '../api/types.ts';
 import { renderSubmissionJob } from '../compose/submission.ts';
 import { singleEnvironment, submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
@@ -14,13 +13,12 @@ import type { CachedObject } from './informer.ts';
 import type { Automation } from './instance-automation.ts';
 import { isConflict } from './kube-client.ts';
 import { whitelisted } from './reconcile-instance.ts';
-import type { ApiAccess } from './resources.ts';
+import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
 
 /** The submitter Job is created once; the Instance's labels and `status.automation` are patched. */
 export const SUBMISSION_API_ACCESS: readonly ApiAccess[] = [
   { apiVersion: 'batch/v1', kind: 'Job', verbs: ['create'] },
-  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['patch'] },
-  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', subresource: 'status', verbs: ['patch'] },
+  ...INSTANCE_PATCH_ACCESS,
 ];
 
 export async function reconcileSubmission(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {

@@ -4,7 +4,7 @@
  * a 404 stops it (labels + `spec.running=false`). A check is due only when the interval has passed
  * since `status.automation.lastCheckTime`, so an event or a resync in between sends nothing.
  */
-import { INPUT_KINDS, type Instance, type InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus } from '../api/types.ts';
 import { interpretStatusCheck, rfc3339, singleEnvironment, submissionRequired, terminationLabels, watchedForTermination } from '../model/automation.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
 import { writeStatus } from './apply-set.ts';
@@ -12,14 +12,11 @@ import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
 import type { Automation } from './instance-automation.ts';
 import { whitelisted } from './reconcile-instance.ts';
-import type { ApiAccess } from './resources.ts';
+import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
 import { getStatusCheck } from './status-check.ts';
 
 /** A stopped Instance gets its labels and `spec.running` patched; `status.automation` is patched. */
-export const TERMINATION_API_ACCESS: readonly ApiAccess[] = [
-  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['patch'] },
-  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', subresource: 'status', verbs: ['patch'] },
-];
+export const TERMINATION_API_ACCESS: readonly ApiAccess[] = INSTANCE_PATCH_ACCESS;
 
 export async function reconcileTermination(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceTermination/${namespace}/${name}`;

@@ -1,3 +1,5 @@
+import { INPUT_KINDS } from '../api/types.ts';
+
 /** REST plural and scope of every kind the controller reads or writes, keyed by `apiVersion/kind`. */
 export interface KindResource {
   plural: string;
@@ -68,3 +70,9 @@ export interface ApiAccess {
   readonly subresource?: string;
   readonly verbs: readonly string[];
 }
+
+/** What an automation that relabels an Instance and records `status.automation` needs. */
+export const INSTANCE_PATCH_ACCESS: readonly ApiAccess[] = [
+  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['patch'] },
+  { apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', subresource: 'status', verbs: ['patch'] },
+];
