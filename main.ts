@@ -7,13 +7,13 @@ import { loadInventory } from './src/api/load.ts';
 import { formatProblem, hasErrors } from './src/api/problems.ts';
 import { compose, renderAll } from './src/compose/compose.ts';
 import { loadConfig } from './src/config/config.ts';
-import { projectRoot } from './src/paths.ts';
+import { packageRoot } from './src/runtime/package-root.mjs';
 import { renderPlatform } from './src/platform/install.ts';
 import { writeTreeAtomically } from './src/sinks/atomic-tree.ts';
 import { distFiles } from './src/sinks/files.ts';
 import { objectsToYaml } from './src/sinks/yaml-emitter.ts';
 
-const root = projectRoot();
+const root = packageRoot();
 const input = process.env.CROWNLABS_INPUT ?? join(root, 'examples', 'lab');
 const configFile = process.env.CROWNLABS_CONFIG ?? join(root, 'examples', 'crownlabs.config.yaml');
 const outdir = process.env.CDK8S_OUTDIR ?? join(root, 'dist');

@@ -50,6 +50,8 @@ function stats() {
     idle: handle.queue.isIdle(),
     rssMb: mb(process.memoryUsage().rss),
     heapMb: mb(process.memoryUsage().heapUsed),
+    heapTotalMb: mb(process.memoryUsage().heapTotal),
+    externalMb: mb(process.memoryUsage().external),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }

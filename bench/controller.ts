@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { installCrds } from '../test/integration/global-setup.ts';
 import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
+import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 100);
@@ -28,7 +29,7 @@ const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Stats = { reconciledOk: number; requests: number; writes: number; reconciles: number; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; peakRssMb: number };
+type Stats = { reconciledOk: number; requests: number; writes: number; reconciles: number; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; heapTotalMb: number; externalMb: number; peakRssMb: number };
 
 function ask<T = { stats: Stats }>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve) => {
@@ -91,7 +92,9 @@ try {
   const of = (kind: string) => lab.filter((o) => o.kind === kind);
   const instances = of('Instance');
 
-  child = fork(join(ROOT, 'bench', 'controller-child.ts'), [kubeconfig, String(QPS), String(BURST), String(WORKERS)], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The controller runs from an esbuild bundle, as `crownlabs controller` does (bin/crownlabs.js).
+  const childScript = (await bundledEntry('bench/controller-child.ts', [...SOURCE_DIRS, 'bench'])).pathname;
+  child = fork(childScript, [kubeconfig, String(QPS), String(BURST), String(WORKERS)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise<void>((r) => child!.once('message', () => r()));
   const t00 = Date.now();
   await createAll([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mydrive-pvcs' } }]);
@@ -158,7 +161,7 @@ try {
   const totalMs = Date.now() - t2;
   await sleep(2000);
   const g = (await ask(child, 'gc-stats')).stats;
-  const big = { instances: g.instances, cachedObjects: g.cachedObjects, rssAfterGcMb: g.rssMb, heapMb: g.heapMb, peakRssMb: g.peakRssMb, load: loadavg() };
+  const big = { instances: g.instances, cachedObjects: g.cachedObjects, rssAfterGcMb: g.rssMb, heapMb: g.heapMb, heapTotalMb: g.heapTotalMb, externalMb: g.externalMb, peakRssMb: g.peakRssMb, load: loadavg() };
   log(`${TOTAL}: ${JSON.stringify(big)}`);
   rows.push(
     `| ${g.instances} Instances in the caches (${FIRST} reconciled with their children, ${TOTAL - FIRST} more loaded in ${(totalMs / 1000).toFixed(1)} s into non-whitelisted namespaces: listed and cached, not reconciled) | ${big.cachedObjects} cached objects; RSS **${big.rssAfterGcMb} MB** after GC (heap ${big.heapMb} MB); peak RSS of the whole run **${big.peakRssMb} MB** (target ≤ 300 MB at 5k); load ${big.load} |`,
@@ -189,15 +192,15 @@ accepted by the API server and the Instance's status is written.
 
 - date: ${new Date().toISOString()}${complete ? '' : ' (run incomplete: the rows below are the phases that finished)'}
 - machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version};
-  shared with other jobs — load average at start ${loadStart}, when written ${loadavg()}
+  load average (the API server and etcd share these cores) at start ${loadStart}, when written ${loadavg()}
 
 | measurement | result |
 |---|---|
 ${rows.join('\n')}
 
 "heap" is the V8 heap in use after a forced GC (the caches themselves); RSS also counts what V8
-keeps mapped after the burst's garbage, compiled code and the tsx loader, so it is the number the
-≤ 300 MB target is checked against.
+keeps mapped after the burst's garbage and the loaded code, so it is the number the ≤ 300 MB target
+is checked against.
 <!-- bench:controller:end -->
 `;
   const file = join(ROOT, 'bench', 'RESULTS.md');

@@ -4,12 +4,15 @@ import { cpus, totalmem } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 type Row = Record<string, unknown>;
+// Scenarios run from an esbuild bundle, as the CLI and the controller do (bin/crownlabs.js).
+const scenarioScript = (await bundledEntry('bench/scenario.ts', [...SOURCE_DIRS, 'bench', 'test/support'])).pathname;
 
 function scenario(name: string, instances: number, tenants: number, workspaces: number): Row {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'scenario.ts'), name, String(instances), String(tenants), String(workspaces)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const out = execFileSync(process.execPath, [scenarioScript, name, String(instances), String(tenants), String(workspaces)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const row = JSON.parse(out.trim().split('\n').pop()!) as Row;
   process.stderr.write(`${JSON.stringify(row)}\n`);
   return row;

@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx's loader: `npx crownlabs …` works right after `npm ci`.
-import { register } from 'tsx/esm/api';
+// Runs the CLI from an esbuild bundle of the TypeScript sources, made once per version of them
+// in .cache/ (src/runtime/bundle.mjs): plain JavaScript starts faster and takes less memory than
+// tsx transforming every module. `npx crownlabs …` works right after `npm ci`. Where no bundle
+// can be made (no writable .cache/), or with CROWNLABS_TSX=1 (stack traces on the sources),
+// tsx's loader runs the sources directly.
+import { bundledEntry } from '../src/runtime/bundle.mjs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const entry = process.env.CROWNLABS_TSX === '1' ? undefined : await bundledEntry('src/cli/main.ts').catch(() => undefined);
+let main;
+if (entry) ({ main } = await import(entry.href));
+else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv);

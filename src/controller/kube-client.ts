@@ -1,5 +1,5 @@
 /**
- * A small Kubernetes REST client for the controller: one HTTPS agent, a token-bucket rate limit
+ * A small Kubernetes REST client for the controller: one keep-alive HTTPS agent, a token-bucket rate limit
  * (`--client-qps`, `--client-max-burst`), JSON requests, streaming watches, and a request hook that
  * tests use to count writes. Objects go on the wire exactly as rendered (no generated models).
  */
@@ -105,9 +105,16 @@ export interface WatchHandle {
   stop(): void;
 }
 
+/** https.Agent with the fields Node keeps but its typings leave out. */
+type NodeAgent = https.Agent & { options: https.AgentOptions; keepAlive: boolean };
+
+/** The agent options that make a TLS connection what it is (a change means new connections). */
+const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+
 export class KubeClient {
   readonly server: string;
   private credentials?: { at: number; promise: Promise<https.RequestOptions> };
+  private agent?: NodeAgent;
   private readonly limiter: TokenBucket;
 
   constructor(
@@ -130,12 +137,35 @@ export class KubeClient {
       const promise = (async () => {
         const o: https.RequestOptions = { headers: {} };
         await this.kubeConfig.applyToHTTPSOptions(o);
+        o.agent = this.keepAliveAgent(o.agent);
         return o;
       })();
       this.credentials = { at: now, promise };
       promise.catch(() => (this.credentials = undefined));
     }
     return this.credentials.promise;
+  }
+
+  /**
+   * The kubeconfig's agent made keep-alive, and kept while its TLS material is the same. client-node
+   * hands out a new agent without keep-alive at every call: each request then opened its own TLS
+   * connection (a handshake, a secure context parsed from the CA and client certificate), which cost
+   * the API server and this process time and left native memory fragmented (bench/RESULTS.md).
+   * A proxy agent from the kubeconfig is used as it is.
+   */
+  private keepAliveAgent(agent: https.RequestOptions['agent']): https.RequestOptions['agent'] {
+    if (this.kubeConfig.getCurrentCluster()?.proxyUrl || !(agent instanceof https.Agent) || agent.constructor !== https.Agent) return agent;
+    const tls = (agent as NodeAgent).options;
+    const same = (a: unknown, b: unknown) => a === b || (a != null && b != null && String(a) === String(b));
+    const prev = this.agent;
+    if (prev && TLS_OPTIONS.every((k) => same(prev.options[k], tls[k]))) return prev;
+    if (prev) {
+      // Requests in flight (watches too) finish on their connections, which then close.
+      prev.keepAlive = false;
+      for (const sockets of Object.values(prev.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+    }
+    this.agent = new https.Agent({ ...tls, keepAlive: true }) as NodeAgent;
+    return this.agent;
   }
 
   resource(apiVersion: string, kind: string): KindResource {

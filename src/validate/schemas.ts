@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCrdVersions, type CrdVersion } from '../api/crd-schemas.ts';
 import { toJsonSchema } from '../api/schema-validator.ts';
-import { projectRoot } from '../paths.ts';
+import { packageRoot } from '../runtime/package-root.mjs';
 import { CRD_RULES, K8S_RULES } from './rules.ts';
 
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -44,7 +44,7 @@ interface K8sIndex {
 }
 
 export function k8sOpenApiDir(): string {
-  return join(projectRoot(), 'imports', 'k8s-openapi');
+  return join(packageRoot(), 'imports', 'k8s-openapi');
 }
 
 let index: K8sIndex | undefined;

@@ -1,0 +1,4 @@
+export declare const SOURCE_DIRS: string[];
+/** See bundle.mjs: the file URL of an esbuild bundle of `entry` (relative to `root`), made once per version of the sources. */
+export declare function bundledEntry(entry: string, dirs?: string[], root?: string): Promise<URL>;
+export declare const PRODUCT_ENTRIES: string[];

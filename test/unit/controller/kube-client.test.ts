@@ -1,0 +1,64 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeClient } from '../../../src/controller/kube-client.ts';
+import { makeServingCert } from '../../support/tls.ts';
+
+describe('KubeClient connections', () => {
+  let dir: string;
+  let server: https.Server;
+  let kubeConfig: KubeConfig;
+  let connections = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'kube-client-'));
+    const cert = await makeServingCert(dir, undefined, 'kube-client-test');
+    server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ kind: 'Namespace', metadata: { name: req.url?.split('/').pop() } }));
+    });
+    server.on('secureConnection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: `https://127.0.0.1:${port}`, caData: Buffer.from(cert.caPem).toString('base64') }],
+      users: [{ name: 'u', token: 'secret-token' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reuses one TLS connection for sequential requests (keep-alive), with the kubeconfig CA and token', async () => {
+    const client = new KubeClient(kubeConfig, { qps: 1000, burst: 1000 });
+    const seen: string[] = [];
+    server.on('request', (req) => seen.push(String(req.headers.authorization)));
+    connections = 0;
+    for (let i = 0; i < 20; i++) {
+      const ns = await client.request<{ metadata: { name: string } }>('GET', `/api/v1/namespaces/ns-${i}`);
+      expect(ns.metadata.name).toBe(`ns-${i}`);
+    }
+    expect(connections).toBe(1);
+    expect(new Set(seen)).toEqual(new Set(['Bearer secret-token']));
+  });
+
+  it('opens more connections only for concurrent requests', async () => {
+    const client = new KubeClient(kubeConfig, { qps: 1000, burst: 1000 });
+    connections = 0;
+    await Promise.all(Array.from({ length: 4 }, (_, i) => client.request('GET', `/api/v1/namespaces/a-${i}`)));
+    const afterBurst = connections;
+    expect(afterBurst).toBeGreaterThanOrEqual(1);
+    expect(afterBurst).toBeLessThanOrEqual(4);
+    for (let i = 0; i < 10; i++) await client.request('GET', `/api/v1/namespaces/b-${i}`);
+    expect(connections).toBe(afterBurst);
+  });
+});
