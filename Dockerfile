@@ -1,6 +1,6 @@
 # crownlabs-composer: one image for the controller, the image-list updater and the bastion sidecars
 # (`crownlabs controller|imagelist|bastion-keys|ssh-tracker`). The TypeScript sources are bundled by
-# esbuild into /app/.cache at build time (src/runtime/bundle.mjs): the processes load plain JavaScript.
+# esbuild into /app/.cache at build time (src/runtime/build.mjs): the processes load plain JavaScript.
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
@@ -23,7 +23,7 @@ COPY bin ./bin
 COPY src ./src
 COPY constructs ./constructs
 COPY imports ./imports
-RUN node src/runtime/bundle.mjs
+RUN node src/runtime/build.mjs
 # Numeric user: Kubernetes can verify runAsNonRoot. The root filesystem can be read-only: the
 # bundles are made above (the tsx fallback would cache under /tmp, an emptyDir in the Deployments).
 USER 10001:10001

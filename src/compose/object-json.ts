@@ -1,4 +1,6 @@
 import { ApiObject, ApiObjectMetadataDefinition, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import { compiledConversion } from './generated-conversion.ts';
 
 /**
  * `apiObject.toJson()`, the same value (keys in the same order), in one pass instead of cdk8s'
@@ -60,7 +62,10 @@ function conversionOf(obj: ApiObject): Conversion | undefined {
       const manifest = L1_MANIFEST.exec(String(cls.manifest).trim());
       if (toJson && manifest && toJson[1] === cls.name && manifest[1] === cls.name && toJson[2] === manifest[2]) {
         const m = cls.manifest!.bind(cls);
-        c = (resolved) => m(resolved);
+        // manifest(props) is { ...GVK, ...toJson_<Kind>Props(props) }: for the core kinds, the same by table.
+        const fast = (k8s as unknown as Record<string, unknown>)[cls.name] === cls ? compiledConversion(k8s as unknown as Record<string, unknown>, manifest[2]) : undefined;
+        const gvk = (cls as unknown as { GVK: Record<string, unknown> }).GVK;
+        c = fast ? (resolved) => ({ ...gvk, ...fast(resolved) }) : (resolved) => m(resolved);
       }
     }
     conversions.set(cls, c);

@@ -57,12 +57,12 @@ async function makeBundle(root, entry, dirs) {
 
 /** Names and contents of the TypeScript files under `dirs`, and how the bundle is made. */
 function sourcesHash(root, entry, dirs) {
-  const h = createHash('sha256').update(`bundle-v2 ${process.version} ${entry}\n`);
+  const h = createHash('sha256').update(`bundle-v3 ${process.version} ${entry}\n`);
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(d, e.name);
       if (e.isDirectory()) walk(path);
-      else if (e.name.endsWith('.ts')) h.update(`${relative(root, path)}\0`).update(readFileSync(path)).update('\0');
+      else if (/\.m?[jt]s$/.test(e.name)) h.update(`${relative(root, path)}\0`).update(readFileSync(path)).update('\0');
     }
   };
   for (const d of dirs) walk(join(root, d));
@@ -72,8 +72,3 @@ function sourcesHash(root, entry, dirs) {
 /** The product's entry modules: the CLI (every command, the controller included) and the render worker. */
 export const PRODUCT_ENTRIES = ['src/cli/main.ts', 'src/sinks/parallel/render-worker.ts'];
 
-// `node src/runtime/bundle.mjs` (npm run build, the image build): make the product's bundles ahead
-// of time, so that a read-only install never needs to write them.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const entry of PRODUCT_ENTRIES) process.stdout.write(`${(await bundledEntry(entry)).pathname}\n`);
-}

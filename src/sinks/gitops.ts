@@ -229,7 +229,9 @@ export class GitopsTreeBuilder {
     const files = new Map<string, string>();
     const outputs: AppOutput[] = [];
     const next = new Map<string, AppOutput>();
-    for (const app of groupApplications(sets, this.config.gitopsMaxObjectsPerApp)) {
+    const apps = groupApplications(sets, this.config.gitopsMaxObjectsPerApp);
+    this.renderApplications(apps);
+    for (const app of apps) {
       const parts = app.sets.map((set) => this.setFiles(set));
       let out = this.apps.get(app.name);
       if (!out || out.folder !== app.folder || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
@@ -254,8 +256,7 @@ export class GitopsTreeBuilder {
       }
     }
     entries.push([`${app.folder}/kustomization.yaml`, kustomization(names)]);
-    const base = this.config.gitopsPath.replace(/\/+$/, '');
-    const [appFile, yaml] = this.applicationYaml(app.name, `${base}/${app.folder}`, app.syncWave);
+    const [appFile, yaml] = this.appYaml.get(this.applicationKey(app))!;
     entries.push([`apps/${appFile}`, yaml]);
     const expected = parts.flatMap((part) => part.expectedSecrets.map((row) => `${row} ${app.name} |`));
     return { folder: app.folder, syncWave: app.syncWave, parts, entries, appFile, expected };
@@ -308,18 +309,26 @@ export class GitopsTreeBuilder {
     return sf;
   }
 
-  private applicationYaml(name: string, path: string, syncWave: number): [string, string] {
-    const key = `${name}\0${path}\0${syncWave}`;
-    let hit = this.appYaml.get(key);
-    if (!hit) {
-      const c = this.config;
-      const [obj] = renderChart(
-        (a) => new GitopsAppsChart(a, 'apps', { apps: [{ name, path, syncWave }], argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }),
-      );
-      hit = [objectFileName(obj), objectToYaml(obj)];
-      this.appYaml.set(key, hit);
+  private applicationKey(app: GitopsApp): string {
+    return `${app.name}\0${app.folder}\0${app.syncWave}`;
+  }
+
+  /**
+   * Renders the Applications not rendered before, all in one chart: one App per Application cost
+   * more than the rest of the tree's layout at 2,000 Applications.
+   */
+  private renderApplications(apps: readonly GitopsApp[]): void {
+    const missing = apps.filter((app) => !this.appYaml.has(this.applicationKey(app)));
+    if (missing.length === 0) return;
+    const c = this.config;
+    const base = c.gitopsPath.replace(/\/+$/, '');
+    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, syncWave: app.syncWave }));
+    const objects = renderChart((a) => new GitopsAppsChart(a, 'apps', { apps: props, argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }));
+    const byName = new Map(objects.map((o) => [o.metadata.name, o]));
+    for (const app of missing) {
+      const obj = byName.get(app.name)!;
+      this.appYaml.set(this.applicationKey(app), [objectFileName(obj), objectToYaml(obj)]);
     }
-    return hit;
   }
 }
 
