@@ -119,24 +119,36 @@ function sanitized(value: unknown, skipKey?: string, dropEmpty = false): unknown
     const t = typeof value;
     if (t === 'string' || t === 'number' || t === 'boolean') return value;
     if (t !== 'object') throw new Unrecognised();
-    const v = value as { resolve?: unknown; constructor?: unknown; value?: unknown };
+    if (Array.isArray(value)) return sanitizedList(value, dropEmpty);
+    if (Object.getPrototypeOf(value) === Object.prototype) {
+      // A plain map is data unless it is an implicit token (a resolve() of its own).
+      const resolve = (value as { resolve?: unknown }).resolve;
+      if (typeof resolve !== 'function') return sanitizedMap(value as Record<string, unknown>, skipKey, dropEmpty);
+      value = resolve.call(value);
+      continue;
+    }
+    const v = value as { resolve?: unknown; value?: unknown };
     if (value instanceof Lazy) value = value.produce();
     else if (typeof v.resolve === 'function') value = (v.resolve as () => unknown).call(v);
-    else if (v.constructor !== Object && !Array.isArray(value) && (typeof v.value === 'number' || typeof v.value === 'string')) value = { value: v.value };
-    else break;
+    else if (typeof v.value === 'number' || typeof v.value === 'string') value = { value: v.value };
+    else throw new Unrecognised();
   }
-  if (Array.isArray(value)) {
-    if (dropEmpty && value.length === 0) return undefined;
-    const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = sanitized(value[i], undefined, dropEmpty);
-    return out;
-  }
-  if ((value as object).constructor !== Object) throw new Unrecognised();
-  const map = value as Record<string, unknown>;
-  const keys = Object.keys(map).sort();
+}
+
+function sanitizedList(list: unknown[], dropEmpty: boolean): unknown[] | undefined {
+  if (dropEmpty && list.length === 0) return undefined;
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = sanitized(list[i], undefined, dropEmpty);
+  return out;
+}
+
+function sanitizedMap(map: Record<string, unknown>, skipKey: string | undefined, dropEmpty: boolean): Record<string, unknown> | undefined {
+  const keys = Object.keys(map);
+  if (keys.length > 1) keys.sort();
   const out: Record<string, unknown> = {};
   let empty = true;
-  for (const k of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     if (k === skipKey) continue;
     const r = sanitized(map[k], undefined, dropEmpty);
     if (r !== undefined) {

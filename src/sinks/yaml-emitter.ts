@@ -44,7 +44,13 @@ function sortedKeys(map: Record<string, unknown>, top: boolean): string[] {
       break;
     }
   }
-  defined.sort();
+  // Most maps arrive sorted already (objectJson sorts, generated conversions list fields in order).
+  for (let i = 1; i < defined.length; i++) {
+    if (defined[i - 1] > defined[i]) {
+      defined.sort();
+      break;
+    }
+  }
   if (!top) return defined;
   const lead: string[] = [];
   const rest: string[] = [];
