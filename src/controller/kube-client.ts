@@ -212,6 +212,9 @@ export class KubeClient {
     if (opts.body !== undefined) {
       payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
       headers['Content-Type'] = opts.contentType ?? 'application/json';
+      // Node sends a DELETE's body without chunked encoding: without a length the server would
+      // not read it, and on a kept-alive connection it would be taken for the next request.
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     return new Promise<T>((resolve, reject) => {
       const req = https.request(url, { ...base, method, headers }, (res) => {

@@ -7,9 +7,9 @@
 import { INPUT_KINDS, TEMPLATE_REF } from '../api/types.ts';
 import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
+import { automationTarget } from './automation-target.ts';
 import type { Automation } from './instance-automation.ts';
 import { isNotFound } from './kube-client.ts';
-import { whitelisted } from './reconcile-instance.ts';
 import type { ApiAccess } from './resources.ts';
 
 /** Expired Instances are deleted (or dry-run deleted). */
@@ -17,9 +17,8 @@ export const EXPIRATION_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: INPUT_
 
 export async function reconcileExpiration(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceExpiration/${namespace}/${name}`;
-  const live = ctx.caches.instances.get(namespace, name);
-  if (!live || live.metadata.deletionTimestamp) return {};
-  if (!whitelisted(ctx, namespace)) return {};
+  const live = automationTarget(ctx, namespace, name);
+  if (!live) return {};
   if (ctx.caches.namespaces.get(undefined, namespace)?.metadata.labels?.[EXPIRATION_IGNORE_LABEL] === 'true') return {};
   const ref = (live.spec as { [TEMPLATE_REF]?: { name: string; namespace?: string } } | undefined)?.[TEMPLATE_REF];
   if (!ref?.name) return {};
@@ -45,9 +44,9 @@ export async function reconcileExpiration(ctx: ControllerContext, auto: Automati
   const message = `expired at ${rfc3339(expiry)} (Template ${template.metadata.name} deleteAfter ${template.spec.deleteAfter})`;
   try {
     await ctx.client.request('DELETE', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
-      query: dryRun ? { dryRun: 'All' } : undefined,
       // Only this very Instance: a new one created under the same name is not expired with it.
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } },
+      // With a body, the API server reads the options from it alone (dryRun as a query is ignored).
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid }, ...(dryRun ? { dryRun: ['All'] } : {}) },
     });
   } catch (e) {
     if (isNotFound(e)) return {};

@@ -4,15 +4,14 @@
  * record `status.automation.submissionTime` and flip the labels to completed.
  */
 import { renderSubmissionJob } from '../compose/submission.ts';
-import { singleEnvironment, submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
-import { effectiveEnvironments } from '../model/instance-plan.ts';
+import { submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
 import { submitterJobName } from '../model/naming.ts';
 import { writeStatus } from './apply-set.ts';
+import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
 import type { Automation } from './instance-automation.ts';
 import { isConflict } from './kube-client.ts';
-import { whitelisted } from './reconcile-instance.ts';
 import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
 
 /** The submitter Job is created once; the Instance's labels and `status.automation` are patched. */
@@ -23,18 +22,10 @@ export const SUBMISSION_API_ACCESS: readonly ApiAccess[] = [
 
 export async function reconcileSubmission(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceSubmission/${namespace}/${name}`;
-  const live = ctx.caches.instances.get(namespace, name);
-  if (!live || live.metadata.deletionTimestamp || !submissionPending(live.metadata.labels)) return {};
-  if (!whitelisted(ctx, namespace)) return {};
-  const instance = ctx.caches.inventory.instances.get(`${namespace}/${name}`);
-  if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
-  const template = ctx.caches.inventory.templateOf(instance);
-  if (!template) {
-    const message = `Template ${instance.spec['template.crownlabs.polito.it/TemplateRef'].name} not found`;
-    await auto.warn(ctx, key, live, 'SubmissionFailed', message);
-    throw new Error(message);
-  }
-  const env = singleEnvironment(effectiveEnvironments(instance, template));
+  const live = automationTarget(ctx, namespace, name, submissionPending);
+  if (!live) return {};
+  const instance = validatedInstance(ctx, live);
+  const env = automationEnvironment(ctx, instance);
   if (typeof env === 'string') {
     await auto.warn(ctx, key, live, 'SubmissionFailed', env);
     throw new Error(env);

@@ -5,13 +5,12 @@
  * since `status.automation.lastCheckTime`, so an event or a resync in between sends nothing.
  */
 import type { Instance, InstanceStatus } from '../api/types.ts';
-import { interpretStatusCheck, rfc3339, singleEnvironment, submissionRequired, terminationLabels, watchedForTermination } from '../model/automation.ts';
-import { effectiveEnvironments } from '../model/instance-plan.ts';
+import { interpretStatusCheck, rfc3339, submissionRequired, terminationLabels, watchedForTermination } from '../model/automation.ts';
 import { writeStatus } from './apply-set.ts';
+import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from './informer.ts';
 import type { Automation } from './instance-automation.ts';
-import { whitelisted } from './reconcile-instance.ts';
 import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
 import { getStatusCheck } from './status-check.ts';
 
@@ -20,11 +19,9 @@ export const TERMINATION_API_ACCESS: readonly ApiAccess[] = INSTANCE_PATCH_ACCES
 
 export async function reconcileTermination(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceTermination/${namespace}/${name}`;
-  const live = ctx.caches.instances.get(namespace, name);
-  if (!live || live.metadata.deletionTimestamp || !watchedForTermination(live.metadata.labels)) return {};
-  if (!whitelisted(ctx, namespace)) return {};
-  const instance = ctx.caches.inventory.instances.get(`${namespace}/${name}`);
-  if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
+  const live = automationTarget(ctx, namespace, name, watchedForTermination);
+  if (!live) return {};
+  const instance = validatedInstance(ctx, live);
   const uid = live.metadata.uid ?? '';
   const now = ctx.now();
 
@@ -60,12 +57,7 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
 
 /** SPEC §8.1 "Terminate": labels and `spec.running=false`, merge-patched (only these fields). */
 async function terminate(ctx: ControllerContext, auto: Automation, key: string, live: CachedObject, instance: Instance): Promise<void> {
-  const template = ctx.caches.inventory.templateOf(instance);
-  if (!template) {
-    await fail(ctx, auto, key, live, 'TerminationFailed', `Template ${instance.spec['template.crownlabs.polito.it/TemplateRef'].name} not found`);
-    return;
-  }
-  const env = singleEnvironment(effectiveEnvironments(instance, template));
+  const env = automationEnvironment(ctx, instance);
   if (typeof env === 'string') {
     await fail(ctx, auto, key, live, 'TerminationFailed', env);
     return;

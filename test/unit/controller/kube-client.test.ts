@@ -13,13 +13,19 @@ describe('KubeClient connections', () => {
   let server: https.Server;
   let kubeConfig: KubeConfig;
   let connections = 0;
+  const bodies: string[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'kube-client-'));
     const cert = await makeServingCert(dir, undefined, 'kube-client-test');
     server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-      res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ kind: 'Namespace', metadata: { name: req.url?.split('/').pop() } }));
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        bodies.push(`${req.method} ${body}`);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ kind: 'Namespace', metadata: { name: req.url?.split('/').pop() } }));
+      });
     });
     server.on('secureConnection', () => connections++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -60,5 +66,15 @@ describe('KubeClient connections', () => {
     expect(afterBurst).toBeLessThanOrEqual(4);
     for (let i = 0; i < 10; i++) await client.request('GET', `/api/v1/namespaces/b-${i}`);
     expect(connections).toBe(afterBurst);
+  });
+
+  it('sends a DELETE body with its length, so that the server reads it and the kept-alive connection stays usable', async () => {
+    const client = new KubeClient(kubeConfig, { qps: 1000, burst: 1000 });
+    bodies.length = 0;
+    const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'u-1' } };
+    await client.request('DELETE', '/api/v1/namespaces/gone', { body: options });
+    const after = await client.request<{ metadata: { name: string } }>('GET', '/api/v1/namespaces/next');
+    expect(after.metadata.name).toBe('next');
+    expect(bodies).toEqual([`DELETE ${JSON.stringify(options)}`, 'GET ']);
   });
 });
