@@ -28,6 +28,7 @@ const MAP_FIELD = /^\(\(obj\.(\w+)\) === undefined\) \? undefined : \(Object\.en
 /** A field's shape, read from its line: the TypeScript name and how its value is converted. */
 type Shape = { ts: string; kind: 'plain' | 'arrayCopy' | 'value' | 'iso' } | { ts: string; kind: 'nested' | 'array'; fn: string } | { ts: string; kind: 'map'; inner: InnerShape };
 type InnerShape = { kind: 'plain' | 'value' | 'arrayCopy' } | { kind: 'nested'; fn: string };
+type FieldLine = { json: string; shape: Shape };
 
 function fieldShape(expr: string): Shape | undefined {
   let m: RegExpExecArray | null;
@@ -49,7 +50,7 @@ function fieldShape(expr: string): Shape | undefined {
 }
 
 /** The field lines of a generated conversion named `name`, or undefined when its shape is not the known one. */
-function parse(name: string, fn: unknown): { json: string; shape: Shape }[] | undefined {
+function parse(name: string, fn: unknown): FieldLine[] | undefined {
   if (typeof fn !== 'function') return undefined;
   const lines = String(fn)
     .split('\n')
@@ -57,7 +58,7 @@ function parse(name: string, fn: unknown): { json: string; shape: Shape }[] | un
     .filter((l) => l !== '');
   if (lines[0] !== `function ${name}(obj) {`) return undefined;
   if (HEADER.some((l, i) => lines[1 + i] !== l) || FOOTER.some((l, i) => lines[lines.length - FOOTER.length + i] !== l)) return undefined;
-  const fields: { json: string; shape: Shape }[] = [];
+  const fields: FieldLine[] = [];
   for (const line of lines.slice(1 + HEADER.length, lines.length - FOOTER.length)) {
     const m = FIELD_LINE.exec(line);
     const shape = m && fieldShape(m[2]);
@@ -86,7 +87,7 @@ export function compiledConversion(ns: Namespace, name: string): Conversion | un
   if (known !== undefined) return known ?? undefined;
 
   // Every conversion reachable from `name`, parsed; any unknown shape fails them all.
-  const tables = new Map<string, { json: string; shape: Shape }[]>();
+  const tables = new Map<string, FieldLine[]>();
   const pending = [name];
   while (pending.length > 0) {
     const fn = pending.pop()!;
@@ -105,15 +106,11 @@ export function compiledConversion(ns: Namespace, name: string): Conversion | un
   }
 
   // Converters refer to each other by name (types can be recursive): resolved at call time.
-  const converters = new Map<string, Conversion>();
-  const ref = (fn: string): Conversion => {
-    const existing = memo.get(fn);
-    return existing ?? ((obj) => (memo.get(fn) as Conversion)(obj));
-  };
+  const ref = (fn: string): Conversion => memo.get(fn) ?? ((obj) => (memo.get(fn) as Conversion)(obj));
   for (const [fn, table] of tables) {
     if (memo.get(fn)) continue;
     const fields: Field[] = table.map(({ json, shape }) => ({ json, ts: shape.ts, transform: transformOf(shape, ref) }));
-    const conv: Conversion = (obj) => {
+    memo.set(fn, (obj) => {
       if (obj === undefined) return undefined;
       const out: Record<string, unknown> = {};
       for (const f of fields) {
@@ -122,10 +119,8 @@ export function compiledConversion(ns: Namespace, name: string): Conversion | un
         if (v !== undefined) out[f.json] = v;
       }
       return out;
-    };
-    converters.set(fn, conv);
+    });
   }
-  for (const [fn, conv] of converters) memo.set(fn, conv);
   return memo.get(name) ?? undefined;
 }
 

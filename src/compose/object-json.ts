@@ -42,6 +42,7 @@ export function hasOnePassJson(obj: ApiObject): boolean {
 }
 
 const PLAIN = (r: Record<string, unknown>) => r;
+const K8S = k8s as unknown as Record<string, unknown>;
 type Conversion = (resolved: Record<string, unknown>) => Record<string, unknown>;
 const conversions = new WeakMap<object, Conversion | null>();
 
@@ -63,7 +64,7 @@ function conversionOf(obj: ApiObject): Conversion | undefined {
       if (toJson && manifest && toJson[1] === cls.name && manifest[1] === cls.name && toJson[2] === manifest[2]) {
         const m = cls.manifest!.bind(cls);
         // manifest(props) is { ...GVK, ...toJson_<Kind>Props(props) }: for the core kinds, the same by table.
-        const fast = (k8s as unknown as Record<string, unknown>)[cls.name] === cls ? compiledConversion(k8s as unknown as Record<string, unknown>, manifest[2]) : undefined;
+        const fast = K8S[cls.name] === cls ? compiledConversion(K8S, manifest[2]) : undefined;
         const gvk = (cls as unknown as { GVK: Record<string, unknown> }).GVK;
         c = fast ? (resolved) => ({ ...gvk, ...fast(resolved) }) : (resolved) => m(resolved);
       }
