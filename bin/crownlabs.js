@@ -4,9 +4,9 @@
 // tsx transforming every module. `npx crownlabs …` works right after `npm ci`. Where no bundle
 // can be made (no writable .cache/), or with CROWNLABS_TSX=1 (stack traces on the sources),
 // tsx's loader runs the sources directly.
-import { bundledEntry } from '../src/runtime/bundle.mjs';
+import { bundledEntry, CLI_ENTRY } from '../src/runtime/bundle.mjs';
 
-const entry = process.env.CROWNLABS_TSX === '1' ? undefined : await bundledEntry('src/cli/main.ts').catch(() => undefined);
+const entry = process.env.CROWNLABS_TSX === '1' ? undefined : await bundledEntry(CLI_ENTRY).catch(() => undefined);
 let main;
 if (entry) ({ main } = await import(entry.href));
 else {

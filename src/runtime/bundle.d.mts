@@ -1,4 +1,6 @@
 export declare const SOURCE_DIRS: string[];
 /** See bundle.mjs: the file URL of an esbuild bundle of `entry` (relative to `root`), made once per version of the sources. */
 export declare function bundledEntry(entry: string, dirs?: string[], root?: string): Promise<URL>;
+export declare const CLI_ENTRY: string;
+export declare const RENDER_WORKER_ENTRY: string;
 export declare const PRODUCT_ENTRIES: string[];

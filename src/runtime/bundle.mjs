@@ -69,6 +69,10 @@ function sourcesHash(root, entry, dirs) {
   return h.digest('hex').slice(0, 16);
 }
 
-/** The product's entry modules: the CLI (every command, the controller included) and the render worker. */
-export const PRODUCT_ENTRIES = ['src/cli/main.ts', 'src/sinks/parallel/render-worker.ts'];
+/** The CLI: every command, the controller included. */
+export const CLI_ENTRY = 'src/cli/main.ts';
+/** The render worker of `-j N`. */
+export const RENDER_WORKER_ENTRY = 'src/sinks/parallel/render-worker.ts';
+/** The product's entry modules (what `npm run build` bundles ahead of time). */
+export const PRODUCT_ENTRIES = [CLI_ENTRY, RENDER_WORKER_ENTRY];
 

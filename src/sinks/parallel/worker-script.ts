@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundledEntry, PRODUCT_ENTRIES } from '../../runtime/bundle.mjs';
+import { bundledEntry, RENDER_WORKER_ENTRY } from '../../runtime/bundle.mjs';
 import { packageRoot } from '../../runtime/package-root.mjs';
 
 export interface WorkerScript {
@@ -10,8 +10,6 @@ export interface WorkerScript {
   entry: string;
 }
 
-const WORKER_SOURCE = PRODUCT_ENTRIES[1];
-
 /**
  * The script a render worker runs: an esbuild bundle of the worker module (src/runtime/bundle.mjs),
  * whether this thread runs the sources or a bundle of them. A worker then loads plain JavaScript
@@ -19,9 +17,9 @@ const WORKER_SOURCE = PRODUCT_ENTRIES[1];
  * thread saved. Without esbuild or a writable `.cache/`, the tsx bootstrap.
  */
 export async function workerScript(): Promise<WorkerScript> {
-  const source = pathToFileURL(join(packageRoot(), WORKER_SOURCE));
+  const source = pathToFileURL(join(packageRoot(), RENDER_WORKER_ENTRY));
   try {
-    return { main: await bundledEntry(WORKER_SOURCE), entry: source.href };
+    return { main: await bundledEntry(RENDER_WORKER_ENTRY), entry: source.href };
   } catch {
     return { main: new URL('./tsx-worker.mjs', source), entry: source.href };
   }
