@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { NfsShare } from '../../src/model/mydrive.ts';
+import { yamlString } from '../../src/model/yaml-scalar.ts';
 
 export interface CloudInitSecretProps {
   /** Secret name: `canon(instance)`. */
@@ -33,17 +34,19 @@ export class CloudInitSecret extends Construct {
 /**
  * The `#cloud-config` document, laid out byte for byte as upstream's YAML encoder prints it
  * (4-space indent, nested sequences indented by two) so that VMs see the same user data.
+ * Keys are the Tenant's own text: written by the shared safe formatter, which quotes and escapes
+ * whatever PyYAML (cloud-init's reader) could read as more than one string (#14.5).
  */
 export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare): string {
   const lines = ['#cloud-config', 'users:', '    - name: crownlabs', '      lock_passwd: false', `      passwd: ${CROWNLABS_PASSWD_HASH}`, '      sudo: ALL=(ALL) NOPASSWD:ALL'];
   if (publicKeys.length > 0) {
-    lines.push('      ssh_authorized_keys:', ...publicKeys.map((k) => `        - ${yamlScalar(k)}`));
+    lines.push('      ssh_authorized_keys:', ...publicKeys.map((k) => `        - ${yamlString(k)}`));
   }
   lines.push('      shell: /bin/bash', 'network:', '    version: 2', '    id0:', '        dhcp4: true');
   if (nfs) {
     lines.push(
       'mounts:',
-      `    - - ${yamlScalar(`${nfs.server}:${nfs.path}`)}`,
+      `    - - ${yamlString(`${nfs.server}:${nfs.path}`)}`,
       '      - /media/mydrive',
       '      - nfs',
       `      - ${NFS_OPTIONS}`,
@@ -54,22 +57,7 @@ export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare)
     lines.push('mounts: []');
   }
   if (publicKeys.length > 0) {
-    lines.push('ssh_authorized_keys:', ...publicKeys.map((k) => `    - ${yamlScalar(k)}`));
+    lines.push('ssh_authorized_keys:', ...publicKeys.map((k) => `    - ${yamlString(k)}`));
   }
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * A string as a YAML plain scalar when that reads back as the same string, else double-quoted.
- * SSH keys and NFS locations are plain in practice; anything odd is quoted safely.
- */
-export function yamlScalar(value: string): string {
-  const plainSafe =
-    value.length > 0 &&
-    /^[^\s\-?:,[\]{}#&*!|>'"%@`]/.test(value) &&
-    !/[\s]$/.test(value) &&
-    !/: |\s#|[\n\r\t]/.test(value) &&
-    !/^(true|false|yes|no|on|off|null|~|y|n)$/i.test(value) &&
-    !/^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|\.\d+|0x[0-9a-fA-F]+|0o[0-7]+|\.inf|\.nan)$/i.test(value);
-  return plainSafe ? value : JSON.stringify(value);
 }

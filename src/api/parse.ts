@@ -3,6 +3,7 @@ import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
+import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
 import { pointerSegments, type Problem } from './problems.ts';
 import { SchemaValidator } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
@@ -96,6 +97,7 @@ export function parseInputText(text: string, file: string): { objects: SourcedOb
   }
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
+  const checkSurrogates = mayHoldLoneSurrogates(text);
   let positioned: { docs: Document[]; lineCounter: LineCounter } | undefined;
   const docAt = (i: number) => {
     if (!positioned) {
@@ -113,6 +115,7 @@ export function parseInputText(text: string, file: string): { objects: SourcedOb
       const at = docAt(i);
       return at ? locate(at.doc, at.lineCounter, [...prefix, ...pointerSegments(pointer)]) : undefined;
     };
+    if (checkSurrogates && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => checkObject(item, { file, document, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
       return;
@@ -147,6 +150,7 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (value === null || value === undefined) return;
     const locateIn = (prefix: (string | number)[]) => (pointer: string) => locate(doc, lineCounter, [...prefix, ...pointerSegments(pointer)]);
+    if (mayHoldLoneSurrogates(text) && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => {
         const src: Source = { file, document, locate: locateIn(['items', j]) };

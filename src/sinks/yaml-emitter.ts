@@ -1,4 +1,5 @@
 import type { KubeObject } from '../api/types.ts';
+import { doubleQuoted, isPlainSafe } from '../model/yaml-scalar.ts';
 
 /**
  * The one YAML emitter every sink uses, so that their bytes agree.
@@ -7,12 +8,14 @@ import type { KubeObject } from '../api/types.ts';
  * booleans), and on them the `yaml` package emits ~3 MB/s and js-yaml ~9 MB/s on this machine
  * (bench/RESULTS.md) — most of a 5,000-instance render. This writer handles that data only, at
  * JSON.stringify-like speed, and sorts map keys on the way (apiVersion, kind, metadata first).
- * Strings are plain only when no YAML 1.1 or 1.2 reader (Go's yaml.v2 included) can take them for
- * anything else; otherwise they are JSON-quoted, which is valid YAML. Tests round-trip every
- * rendered object through two YAML parsers in both schemas.
+ * Strings are plain only when no YAML 1.1 or 1.2 reader (PyYAML and Go's yaml.v2 included) can
+ * take them for anything else; otherwise they are double-quoted with every line break and
+ * non-printable escaped (src/model/yaml-scalar.ts). Tests round-trip every rendered object, and
+ * random ones, through PyYAML, `yaml` (1.1 and 1.2) and js-yaml.
  */
 export function objectToYaml(obj: unknown): string {
-  return flat(isMap(obj) ? mapBody(obj, '', true, false) : `${scalar(obj)}\n`);
+  if (!isMap(obj)) return `${scalar(obj)}\n`;
+  return flat(hasDefinedKey(obj) ? mapBody(obj, '', true, false) : '{}\n');
 }
 
 /** Objects as a multi-document YAML stream. */
@@ -71,12 +74,17 @@ function mapBody(map: Record<string, unknown>, indent: string, top: boolean, fir
   let s = '';
   let first = true;
   for (const key of sortedKeys(map, top)) {
-    s += first && firstInline ? `${scalarKey(key)}:` : `${indent}${scalarKey(key)}:`;
+    const k = scalarKey(key);
+    if (!(first && firstInline)) s += indent;
     first = false;
+    // Readers refuse an implicit key over 1,024 characters; a longer one is written explicitly.
+    s += k.length <= MAX_IMPLICIT_KEY ? `${k}:` : `? ${k}\n${indent}:`;
     s += entryValue(map[key], indent);
   }
   return s;
 }
+
+const MAX_IMPLICIT_KEY = 1000;
 
 /** What follows `key:` for a value: ` scalar\n`, ` []\n`, ` {}\n`, or a newline and the nested block. */
 function entryValue(value: unknown, indent: string): string {
@@ -102,23 +110,6 @@ function seq(items: unknown[], indent: string): string {
   return s;
 }
 
-// A plain scalar may hold these characters only; anything else is quoted.
-const PLAIN_CHARS = /^[A-Za-z0-9_./:=+@$()%,~^?&|*!# -]+$/;
-// Words YAML 1.1 (yes/no/on/off/y/n) or 1.2 reads as booleans or null.
-const SPECIAL_WORDS = /^(?:true|false|yes|no|on|off|y|n|null|~)$/i;
-// Anything number-like (decimal, hex, octal, binary, YAML 1.1 sexagesimal), date-like or inf/nan.
-const NUMBER_LIKE = /^[-+.]?[0-9][0-9a-fA-F_.:xXoObB+-]*$|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ]|$)|^[-+]?\.(?:inf|nan)$/i;
-
-function plainSafe(s: string): boolean {
-  if (!PLAIN_CHARS.test(s)) return false;
-  const c = s[0];
-  // Indicator characters may not start a plain scalar.
-  if (' -:=@%~,?&|*!#'.includes(c)) return false;
-  if (s[s.length - 1] === ' ' || s[s.length - 1] === ':') return false;
-  if (s.includes(': ') || s.includes(' #') || s.includes('  ')) return false;
-  return !SPECIAL_WORDS.test(s) && !NUMBER_LIKE.test(s);
-}
-
 // Rendered objects repeat the same strings (label keys and values, names) many times over.
 const formatted = new Map<string, string>();
 const FORMATTED_CACHE_LIMIT = 100_000;
@@ -126,7 +117,7 @@ const FORMATTED_CACHE_LIMIT = 100_000;
 function formatString(s: string): string {
   let f = formatted.get(s);
   if (f === undefined) {
-    f = plainSafe(s) ? s : JSON.stringify(s);
+    f = isPlainSafe(s) ? s : doubleQuoted(s);
     if (formatted.size >= FORMATTED_CACHE_LIMIT) formatted.clear();
     if (s.length < 256) formatted.set(s, f);
   }
@@ -136,12 +127,17 @@ function formatString(s: string): string {
 function scalar(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`cannot write the number ${v} as YAML`);
-    return String(v);
-  }
+  if (typeof v === 'number') return formatNumber(v);
   if (typeof v === 'string') return formatString(v);
   throw new Error(`cannot write a ${typeof v} as YAML`);
+}
+
+function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) throw new Error(`cannot write the number ${v} as YAML`);
+  const s = String(v);
+  // YAML 1.1 reads `1e+21` as a string: its floats need a dot (`1.0e+21`).
+  if (s.includes('e') && !s.includes('.')) return s.replace('e', '.0e');
+  return s;
 }
 
 const formattedKeys = new Map<string, string>();
@@ -149,7 +145,7 @@ const formattedKeys = new Map<string, string>();
 function scalarKey(k: string): string {
   let f = formattedKeys.get(k);
   if (f === undefined) {
-    f = plainSafe(k) && !k.includes(' ') ? k : JSON.stringify(k);
+    f = isPlainSafe(k) && !k.includes(' ') ? k : doubleQuoted(k);
     if (formattedKeys.size >= FORMATTED_CACHE_LIMIT) formattedKeys.clear();
     if (k.length < 256) formattedKeys.set(k, f);
   }
