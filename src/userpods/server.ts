@@ -53,7 +53,8 @@ export function remoteIp(req: http.IncomingMessage, testingHost: string): string
 function send(res: http.ServerResponse, status: number, payload: unknown, type = 'application/json'): void {
   if (res.headersSent) return;
   const text = type === 'application/json' ? `${JSON.stringify(payload)}\n` : String(payload);
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) }).end(text);
+  // After an oversized body the connection is not reused (what is left of the body was dropped).
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), ...(status === 413 ? { Connection: 'close' } : {}) }).end(text);
 }
 
 function withError(fallback: unknown, error: string): unknown {

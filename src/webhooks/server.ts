@@ -78,7 +78,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const pathname = (req.url ?? '').split('?')[0];
     const send = (code: number, body: unknown) => {
       const text = typeof body === 'string' ? `${body}\n` : JSON.stringify(body);
-      res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json' }).end(text);
+      // After an oversized body the connection is not reused (what is left of the body was dropped).
+      res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', ...(code === 413 ? { Connection: 'close' } : {}) }).end(text);
     };
     try {
       if (pathname !== MUTATE_PATH && pathname !== VALIDATE_PATH) throw new HttpError(404, `no webhook at ${pathname}`);

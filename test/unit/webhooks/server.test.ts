@@ -94,6 +94,27 @@ describe('SPEC §2.1 webhook server: HTTPS on the cert dir, upstream paths', () 
     expect(JSON.parse(res.text).response).toEqual({ uid: 'u3', allowed: false, status: { code: 400, message: 'object is not a JSON object' } });
   });
 
+  for (const chunked of [false, true]) {
+    it(`a body over the cap (8 MiB) ${chunked ? 'chunked' : 'with Content-Length'}: the client reads 413, then the connection closes`, async () => {
+      const size = 8 * 1024 * 1024 + 4096;
+      const res = await new Promise<{ code: number; connection?: string; text: string }>((resolve, reject) => {
+        const headers: Record<string, string | number> = { 'Content-Type': 'application/json', ...(chunked ? {} : { 'Content-Length': size }) };
+        const req = https.request({ host: '127.0.0.1', port: server.port, path: MUTATE_PATH, method: 'POST', ca: first.caPem, agent: false, headers }, (r) => {
+          let text = '';
+          r.on('data', (c: Buffer) => (text += c.toString()));
+          r.on('end', () => resolve({ code: r.statusCode ?? 0, connection: r.headers.connection, text }));
+        });
+        req.on('error', reject);
+        const body = Buffer.alloc(size, ' ');
+        if (chunked) {
+          for (let i = 0; i < size; i += 64 * 1024) req.write(body.subarray(i, i + 64 * 1024));
+          req.end();
+        } else req.end(body);
+      });
+      expect(res).toEqual({ code: 413, connection: 'close', text: `request body larger than ${8 * 1024 * 1024} bytes\n` });
+    });
+  }
+
   it('a rotated certificate in the cert dir is served without a restart', async () => {
     const second = await makeServingCert(path.join(dir, 'ca2'));
     const body = admissionReview({ uid: 'u4', name: 'ada', operation: 'CREATE', userInfo: {}, object: tenant('ada') });
