@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { KubeClient } from '../controller/kube-client.ts';
 import { close, listen } from '../controller/http-endpoints.ts';
-import { loadUserPodsConfig } from '../userpods/config.ts';
+import { loadUserPodsConfig, proxyList } from '../userpods/config.ts';
 import { ExecPodFileReader } from '../userpods/pod-files.ts';
 import { userPodsHandler } from '../userpods/server.ts';
 import { UserPodsService } from '../userpods/service.ts';
@@ -28,7 +28,7 @@ export function registerUserPodsApi(program: Command): void {
       const kubeConfig = loadKubeConfig(opts.kubeconfig);
       const service = new UserPodsService({ client: new KubeClient(kubeConfig), config, files: new ExecPodFileReader(kubeConfig), log });
       await service.start();
-      const { server, address } = await listen(opts.listen, userPodsHandler(service, { testingHost: config.testingHost, log }));
+      const { server, address } = await listen(opts.listen, userPodsHandler(service, { testingHost: config.testingHost, trustedProxies: proxyList(config.trustedProxies), log }));
       log.info({ address, namespace: config.namespace }, 'user pods API listening');
       await new Promise<void>((resolve) => {
         const shutdown = () => {

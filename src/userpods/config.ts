@@ -5,7 +5,7 @@
  * matched case-insensitively (its config.yaml writes `whitelistmanifestregex`).
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from '../cli/duration.ts';
@@ -32,9 +32,11 @@ export interface UserPodsConfig {
   ingressDomain: string;
   ingressWildcardSecret: string;
   hostnameList: HostnameEntry[];
+  /** Peers (IPs or CIDRs) whose X-Forwarded-For is believed: the ingress controller, a front proxy. */
+  trustedProxies: string[];
 }
 
-type KeyType = 'string' | 'duration' | 'int' | 'hostnames';
+type KeyType = 'string' | 'duration' | 'int' | 'hostnames' | 'list';
 
 /** Every key with its type, default (the seed's config.yaml) and meaning; the README table follows it. */
 export const USER_PODS_KEYS: readonly { key: keyof UserPodsConfig; type: KeyType; default: unknown; doc: string }[] = [
@@ -52,6 +54,7 @@ export const USER_PODS_KEYS: readonly { key: keyof UserPodsConfig; type: KeyType
   { key: 'ingressDomain', type: 'string', default: '', doc: 'Pods get the host `<pod>.<ingressDomain>`.' },
   { key: 'ingressWildcardSecret', type: 'string', default: 'user-pods-wildcard', doc: 'TLS Secret with the `*.<ingressDomain>` certificate.' },
   { key: 'hostnameList', type: 'hostnames', default: [], doc: 'List of {hostname, address} of the silos: HOME_SERVER_HOSTNAME/HOME_SERVER_IP of a pod follow the requester\'s IP.' },
+  { key: 'trustedProxies', type: 'list', default: [], doc: 'IPs or CIDRs of the proxies (ingress controller) whose X-Forwarded-For is believed; from anyone else the header is ignored and the peer address is the requester\'s IP.' },
 ];
 
 export function userPodsEnvVar(key: string): string {
@@ -86,6 +89,7 @@ const fileSchema = {
     ingressDomain: { type: 'string' },
     ingressWildcardSecret: { type: 'string' },
     hostnameList: hostnameListSchema,
+    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 } },
   },
 } as const;
 
@@ -139,6 +143,8 @@ export function loadUserPodsConfig(sources: { file?: string; env?: Record<string
     const where = `environment ${userPodsEnvVar(def.key)}`;
     let typed: unknown = value;
     if (def.type === 'int') typed = /^\d+$/.test(value.trim()) ? Number(value) : value;
+    // A list: JSON, or comma-separated.
+    if (def.type === 'list') typed = value.trim().startsWith('[') ? tryJson(value) : value.split(',').map((v) => v.trim()).filter(Boolean);
     if (def.type === 'hostnames') {
       try {
         typed = JSON.parse(value);
@@ -169,5 +175,39 @@ export function loadUserPodsConfig(sources: { file?: string; env?: Record<string
   for (const [i, h] of config.hostnameList.entries()) {
     if (!isIP(h.address)) problems.push(`hostnameList[${i}].address: "${h.address}" is not an IP address`);
   }
+  for (const [i, p] of (config.trustedProxies ?? []).entries()) {
+    const why = addressRangeProblem(p);
+    if (why) problems.push(`trustedProxies[${i}]: "${p}" ${why}`);
+  }
   return { config, problems };
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // the schema then says it is not a list
+  }
+}
+
+/** Why `range` is not an IP address or CIDR (`10.0.0.0/8`, `fd00::/8`), or undefined. */
+export function addressRangeProblem(range: string): string | undefined {
+  const [ip, prefix, ...rest] = range.split('/');
+  const family = isIP(ip ?? '');
+  if (!family || rest.length) return 'is not an IP address or CIDR';
+  if (prefix === undefined) return undefined;
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= max ? undefined : `has a prefix length outside 0…${max}`;
+}
+
+/** The trusted proxies as a BlockList (its check() matches IPv4-mapped IPv6 addresses too). */
+export function proxyList(ranges: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const r of ranges) {
+    const [ip, prefix] = r.split('/') as [string, string | undefined];
+    const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(ip, type);
+    else list.addSubnet(ip, Number(prefix), type);
+  }
+  return list;
 }

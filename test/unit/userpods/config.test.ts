@@ -45,6 +45,17 @@ describe('seed 004 configuration', () => {
     expect(text).toContain('invalid duration "soon"');
     expect(text).toContain('testingHost: "not-an-ip" is not an IP address');
   });
+  it('trustedProxies: none by default; a JSON or comma-separated list of IPs and CIDRs; anything else is reported', () => {
+    expect(loadUserPodsConfig().config.trustedProxies).toEqual([]);
+    expect(loadUserPodsConfig({ env: { BACKEND_TRUSTEDPROXIES: '10.2.0.0/16, fd00::1' } }).config.trustedProxies).toEqual(['10.2.0.0/16', 'fd00::1']);
+    expect(loadUserPodsConfig({ file: file('p.yaml', 'trustedProxies: [10.2.0.7]\n') }).config.trustedProxies).toEqual(['10.2.0.7']);
+    const { problems } = loadUserPodsConfig({ env: { BACKEND_TRUSTEDPROXIES: '["10.0.0.0/33", "ingress", "10.0.0.1/8/9"]' } });
+    expect(problems).toEqual([
+      'trustedProxies[0]: "10.0.0.0/33" has a prefix length outside 0…32',
+      'trustedProxies[1]: "ingress" is not an IP address or CIDR',
+      'trustedProxies[2]: "10.0.0.1/8/9" is not an IP address or CIDR',
+    ]);
+  });
   it('an invalid whitelist regex is reported', () => {
     const { problems } = loadUserPodsConfig({ env: { BACKEND_WHITELISTMANIFESTREGEX: '(' } });
     expect(problems.join('\n')).toContain('whitelistManifestRegex: not a valid regular expression');
