@@ -28,7 +28,7 @@ import {
 import { sharedValidator } from '../validate/validator.ts';
 import type { UserPodsConfig } from './config.ts';
 import { badRequest, RequestError } from './errors.ts';
-import { fetchManifest } from './manifest.ts';
+import { fetchManifest, parseManifestPrefix, type ManifestPrefix } from './manifest.ts';
 import type { PodFileReader } from './pod-files.ts';
 
 export interface PodInfo {
@@ -104,8 +104,10 @@ export class UserPodsService {
   private readonly log: Logger;
   private readonly pollMs: number;
   private readonly now: () => number;
+  private readonly prefixes: ManifestPrefix[];
 
   constructor(private readonly o: UserPodsServiceOptions) {
+    this.prefixes = o.config.manifestUrlPrefixes.map(parseManifestPrefix);
     this.client = o.client;
     this.config = o.config;
     this.ns = o.config.namespace;
@@ -148,7 +150,7 @@ export class UserPodsService {
 
   async createPod(input: CreatePodInput, remoteIp: string): Promise<{ pod_name: string }> {
     checkUserId(input.user_id);
-    const manifest = await fetchManifest(input.yaml_url, this.config.whitelistManifestRegex);
+    const manifest = await fetchManifest(input.yaml_url, this.prefixes);
     const siloIp = remoteIp;
     const siloHostname = this.config.hostnameList.find((h) => h.address === siloIp)?.hostname;
     // One name choice at a time: two requests must not pick the same free name.

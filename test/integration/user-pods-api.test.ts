@@ -60,6 +60,16 @@ spec: {}
 `,
 };
 
+/** Outside the whitelisted folder: a privileged pod with the node's root file system. */
+const EVIL = `apiVersion: v1
+kind: Pod
+metadata: {name: evil}
+spec:
+  hostPID: true
+  containers: [{name: main, image: busybox, securityContext: {privileged: true}, volumeMounts: [{name: root, mountPath: /host}]}]
+  volumes: [{name: root, hostPath: {path: /}}]
+`;
+
 let manifestServer: http.Server;
 let base = '';
 let ns = '';
@@ -163,6 +173,7 @@ beforeAll(async () => {
   manifestServer = http.createServer((req, res) => {
     const name = (req.url ?? '').replace(/^\/manifests\//, '');
     if (MANIFESTS[name]) res.writeHead(200, { 'Content-Type': 'application/yaml' }).end(MANIFESTS[name]);
+    else if (req.url === '/evil/hostpath.yaml') res.writeHead(200, { 'Content-Type': 'application/yaml' }).end(EVIL);
     else if (name === 'redirect.yaml') res.writeHead(302, { Location: 'http://example.invalid/pod.yaml' }).end();
     else res.writeHead(404).end('not found');
   });
@@ -368,6 +379,10 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     ['a missing user_id', '/create_pod', () => ({ yaml_url: `${base}/manifests/plain.yaml` }), /must have required property 'user_id'/],
     ['settings that are not strings', '/create_pod', () => ({ yaml_url: `${base}/manifests/plain.yaml`, user_id: BOB, settings: { main: { A: 1 } } }), /settings\.main\.A must be string/],
     ['a URL outside the whitelist', '/create_pod', () => ({ yaml_url: 'http://127.0.0.2/manifests/plain.yaml', user_id: BOB }), /not matched by the manifest whitelist/],
+    ['a ".." segment out of the whitelisted folder', '/create_pod', () => ({ yaml_url: `${base}/manifests/../evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['an encoded ".." segment', '/create_pod', () => ({ yaml_url: `${base}/manifests/%2e%2e/evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['the whitelisted URL in the query of another', '/create_pod', () => ({ yaml_url: `${base.replace('127.0.0.1', '127.0.0.2')}/evil/hostpath.yaml?${base}/manifests/`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['the whitelisted host as userinfo', '/create_pod', () => ({ yaml_url: `http://127.0.0.1@${base.slice('http://'.length)}/evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
     ['a manifest that is not there', '/create_pod', () => ({ yaml_url: `${base}/manifests/missing.yaml`, user_id: BOB }), /HTTP 404/],
     ['a redirect', '/create_pod', () => ({ yaml_url: `${base}/manifests/redirect.yaml`, user_id: BOB }), /redirects are not followed/],
     ['a manifest that is not a Pod', '/create_pod', () => ({ yaml_url: `${base}/manifests/deployment.yaml`, user_id: BOB }), /expected apiVersion v1 kind Pod/],
@@ -392,7 +407,7 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    const b = await startApi({ whitelistManifestRegex: '^http://127[.]0[.]0[.]1:' });
+    const b = await startApi({ manifestUrlPrefixes: [`http://127.0.0.1:${port}/manifests/`] });
     const r = await post(b, '/create_pod', { yaml_url: `http://127.0.0.1:${port}/manifests/plain.yaml`, user_id: BOB });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatch(/could not fetch the manifest .*ECONNREFUSED/);
