@@ -3,6 +3,7 @@
  * with the seed's request and response shapes. Bad input (not JSON, missing or mistyped fields)
  * is a 400 with a clear `error` beside the seed's default answer; nothing is created.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { isIP, type BlockList } from 'node:net';
 import { Ajv } from 'ajv';
@@ -70,6 +71,16 @@ function send(res: http.ServerResponse, status: number, payload: unknown, type =
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), ...(status === 413 ? { Connection: 'close' } : {}) }).end(text);
 }
 
+/**
+ * Logs an unexpected failure and returns what the client is told: an id to find it in the log,
+ * never the message itself (an API server error can name another user's objects or NFS path).
+ */
+function internalError(log: Logger, path: string, e: unknown): string {
+  const id = randomUUID().slice(0, 8);
+  log.error({ path, id, err: (e as Error).message }, 'request failed');
+  return `internal error ${id} (details in the server log)`;
+}
+
 function withError(fallback: unknown, error: string): unknown {
   return Array.isArray(fallback) ? { error } : { ...(fallback as object), error };
 }
@@ -106,14 +117,13 @@ export function userPodsHandler(service: UserPodsService, opts: { testingHost: s
       try {
         send(res, 200, await route.run(service, parsed, () => remoteIp(req, opts)));
       } catch (e) {
-        const status = e instanceof RequestError ? e.status : 500;
-        if (status >= 500) opts.log.error({ path, err: (e as Error).message }, 'request failed');
-        if (QUIET_ON_ERROR.has(path)) return send(res, 200, route.fallback);
-        send(res, status, withError(route.fallback, (e as Error).message));
+        if (QUIET_ON_ERROR.has(path)) {
+          if (!(e instanceof RequestError)) opts.log.error({ path, err: (e as Error).message }, 'request failed');
+          return send(res, 200, route.fallback);
+        }
+        if (e instanceof RequestError && e.status < 500) return send(res, e.status, withError(route.fallback, e.message));
+        send(res, 500, withError(route.fallback, internalError(opts.log, path, e)));
       }
-    })().catch((e: Error) => {
-      opts.log.error({ path, err: e.message }, 'request failed');
-      send(res, 500, { error: e.message });
-    });
+    })().catch((e: Error) => send(res, 500, { error: internalError(opts.log, path, e) }));
   };
 }

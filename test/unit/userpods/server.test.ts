@@ -106,3 +106,27 @@ describe('user pods API: create_pod gets the requester IP the proxy trust allows
     expect(seen.pop()).toBe('10.0.0.21');
   });
 });
+
+describe('user pods API: an unexpected failure', () => {
+  it('is a 500 with an id to find it in the log, never the message (it can name another user\'s storage)', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'error' }, { write: (l: string) => void lines.push(l) });
+    const leak = 'PersistentVolume "user-storage-anne-marie-ku-dk" is invalid: spec.nfs.path: /tank/storage/anne-marie@ku.dk';
+    const service = { createPod: async () => Promise.reject(new Error(leak)) } as unknown as UserPodsService;
+    const server = http.createServer(userPodsHandler(service, { testingHost: '10.0.0.20', log }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/create_pod`, { method: 'POST', body: JSON.stringify({ user_id: 'anne.marie@ku.dk', yaml_url: 'https://x.example/p.yaml' }) });
+      const body = (await res.json()) as { pod_name: string; error: string };
+      expect(res.status).toBe(500);
+      expect(body.pod_name).toBe('');
+      expect(body.error).toMatch(/^internal error [0-9a-f]{8} \(details in the server log\)$/);
+      expect(JSON.stringify(body)).not.toContain('/tank/storage');
+      // The operator finds the details under that id.
+      const id = body.error.split(' ')[2]!;
+      expect(lines.map((l) => JSON.parse(l)).find((l) => l.id === id)?.err).toBe(leak);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
