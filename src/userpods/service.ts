@@ -314,7 +314,7 @@ export class UserPodsService {
       }
     } catch (e) {
       this.log.error({ pod: podName, err: (e as Error).message }, 'creation failed: deleting the pod');
-      if (uid) await this.failCreation(podName, userId, uid).catch(() => undefined);
+      await this.failCreation(podName, userId, uid).catch(() => undefined);
       return false;
     }
   }
@@ -383,7 +383,8 @@ export class UserPodsService {
       for (;;) {
         if (this.stopped) return false;
         const pod = await this.getPod(podName);
-        if (!pod || pod.metadata.uid !== uid) break;
+        // Gone, or a namesake made since (without a uid, as before: another owner's).
+        if (!pod || (uid ? pod.metadata.uid !== uid : ownerFromLabels(pod.metadata.labels) !== userId)) break;
         if (this.now() >= deadline) {
           this.log.warn({ pod: podName }, 'pod not deleted in time');
           return false;
