@@ -50,19 +50,47 @@ export function close(server: http.Server | undefined): Promise<void> {
   return new Promise((r) => (server ? server.close(() => r()) : r()));
 }
 
-/** A request's body, at most `maxBytes`: past that the request is dropped and `tooLarge()` rejects. */
-export function readCappedBody(req: http.IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+/** How much of an oversized body is still read (and dropped) before the 413 is sent, and for how long. */
+export const DRAIN_AFTER_CAP = { bytes: 1024 * 1024, ms: 5_000 };
+
+/**
+ * A request's body, at most `maxBytes`; past that `tooLarge()` rejects. The rest of the body is
+ * read and dropped first (up to DRAIN_AFTER_CAP): closing a socket with unread data makes the
+ * kernel send a reset, which discards the 413 before the client reads it. The caller answers 413
+ * with `Connection: close`.
+ */
+export function readCappedBody(req: http.IncomingMessage, maxBytes: number, tooLarge: () => Error, drain = DRAIN_AFTER_CAP): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    let over = false;
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = () => {
+      clearTimeout(timer);
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      reject(tooLarge());
+    };
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > maxBytes) {
-        reject(tooLarge());
-        req.destroy();
-      } else chunks.push(c);
+      if (!over && size > maxBytes) {
+        over = true;
+        chunks = [];
+        timer = setTimeout(giveUp, drain.ms);
+      }
+      if (!over) chunks.push(c);
+      else if (size - maxBytes > drain.bytes) giveUp();
+    };
+    const onEnd = () => {
+      clearTimeout(timer);
+      if (over) reject(tooLarge());
+      else resolve(Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
   });
 }

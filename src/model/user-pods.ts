@@ -2,6 +2,7 @@
  * Names, labels and annotations of the user pods API (seed 004, the ScienceData backend), as
  * its Go implementation writes them, so pods it created are recognised (and vice versa).
  */
+import { createHash } from 'node:crypto';
 
 /** Labels on a user pod: its owner split at `@`, and its own name (the Services' selector). */
 export const USER_POD_LABEL = { user: 'user', domain: 'domain', podName: 'podName' } as const;
@@ -65,13 +66,32 @@ export function podNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** `user@dtu.dk` → `user-dtu-dk`: the user part of object names. */
+/**
+ * `user@dtu.dk` → `user-dtu-dk`: the user part of pod names (as the seed names them). Not
+ * injective (`anne-marie@ku.dk` and `anne.marie@ku.dk` agree): a pod's owner is its `user` and
+ * `domain` labels, which are checked before anything is done to it, never its name.
+ */
 export function userString(userId: string): string {
   return userId.replace(/[@.]/g, '-');
 }
 
-/** Name of the user's NFS PV and PVC (the same for both). */
+/** Hex digits of the user id's SHA-256 in storage names: 48 bits, so a clash is only a theory (and still checked). */
+const STORAGE_HASH_LENGTH = 12;
+
+/**
+ * Name of the user's NFS PV and PVC (the same for both): `user-storage-<readable user>-<hash of
+ * the exact user id>`, a DNS label (≤ 63, so it also fits the `name` label). Injective, where the
+ * seed's `user-storage-<userString>` gave two users one PV.
+ */
 export function userStorageName(userId: string): string {
+  const hash = createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, STORAGE_HASH_LENGTH);
+  const room = 63 - 'user-storage-'.length - 1 - STORAGE_HASH_LENGTH;
+  const readable = userId.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, room).replace(/^-+|-+$/g, '');
+  return `user-storage-${readable ? `${readable}-` : ''}${hash}`;
+}
+
+/** The storage name before the hash (this project's earlier versions and the seed): only acted on when its labels name the user exactly. */
+export function legacyUserStorageName(userId: string): string {
   return `user-storage-${userString(userId)}`;
 }
 

@@ -3,8 +3,9 @@
  * with the seed's request and response shapes. Bad input (not JSON, missing or mistyped fields)
  * is a 400 with a clear `error` beside the seed's default answer; nothing is created.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { isIP } from 'node:net';
+import { isIP, type BlockList } from 'node:net';
 import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
 import { readCappedBody } from '../controller/http-endpoints.ts';
@@ -24,11 +25,11 @@ const SCHEMAS = {
   create: ajv.compile(body(['yaml_url', 'user_id'], { yaml_url: { type: 'string', minLength: 1 }, user_id: userId, settings })),
 };
 
-type Handler = { schema: keyof typeof SCHEMAS; fallback: unknown; run: (svc: UserPodsService, b: any, remoteIp: string) => Promise<unknown> };
+type Handler = { schema: keyof typeof SCHEMAS; fallback: unknown; run: (svc: UserPodsService, b: any, remoteIp: () => string) => Promise<unknown> };
 
 const ROUTES: Record<string, Handler> = {
   '/get_pods': { schema: 'user', fallback: [], run: (s, b) => s.getPods(b.user_id) },
-  '/create_pod': { schema: 'create', fallback: { pod_name: '' }, run: (s, b, ip) => s.createPod({ yaml_url: b.yaml_url, user_id: b.user_id, settings: b.settings ?? {} }, ip) },
+  '/create_pod': { schema: 'create', fallback: { pod_name: '' }, run: (s, b, ip) => s.createPod({ yaml_url: b.yaml_url, user_id: b.user_id, settings: b.settings ?? {} }, ip()) },
   '/watch_create_pod': { schema: 'userPod', fallback: { ready: false }, run: (s, b) => s.watchCreatePod(b.user_id, b.pod_name) },
   '/delete_pod': { schema: 'userPod', fallback: { requested: false }, run: (s, b) => s.deletePod(b.user_id, b.pod_name) },
   '/watch_delete_pod': { schema: 'userPod', fallback: { deleted: true }, run: (s, b) => s.watchDeletePod(b.user_id, b.pod_name) },
@@ -38,22 +39,46 @@ const ROUTES: Record<string, Handler> = {
 /** Watch answers never tell another user's pod from a missing one: on any failure, the default. */
 const QUIET_ON_ERROR = new Set(['/watch_create_pod', '/watch_delete_pod']);
 
+const unmapped = (ip: string) => (ip.toLowerCase().startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip);
+
 /**
- * The requester's IP: the first X-Forwarded-For address (behind the ingress), else the peer; a
- * loopback requester is a test and stands for `testingHost` (seed).
+ * The requester's IP, which picks the silo (NFS server, HOME_SERVER_IP) of a new pod. The peer
+ * address, unless the peer is a trusted proxy: then X-Forwarded-For is walked from the right
+ * (each proxy appends the address it saw) to the first address that is not a trusted proxy; the
+ * entries left of it are the client's to choose and are ignored. A loopback requester is a test
+ * and stands for `testingHost` (seed).
  */
-export function remoteIp(req: http.IncomingMessage, testingHost: string): string {
-  const fwd = req.headers['x-forwarded-for'];
-  const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim();
-  let ip = first || req.socket.remoteAddress || '';
-  if (ip.startsWith('::ffff:')) ip = ip.slice(7);
-  return ip === '::1' || ip.startsWith('127.') ? testingHost : ip;
+export function remoteIp(req: http.IncomingMessage, opts: { testingHost: string; trustedProxies?: BlockList }): string {
+  let ip = unmapped(req.socket.remoteAddress ?? '');
+  const trusted = (a: string) => opts.trustedProxies?.check(a, isIP(a) === 6 ? 'ipv6' : 'ipv4') ?? false;
+  if (isIP(ip) && trusted(ip)) {
+    const fwd = req.headers['x-forwarded-for'];
+    const hops = (Array.isArray(fwd) ? fwd.join(',') : fwd ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    for (const hop of hops.reverse()) {
+      const addr = unmapped(hop);
+      if (!isIP(addr)) throw new RequestError(400, `X-Forwarded-For from a trusted proxy holds "${hop.slice(0, 64)}", not an IP address`);
+      ip = addr;
+      if (!trusted(ip)) break;
+    }
+  }
+  return ip === '::1' || (isIP(ip) === 4 && ip.startsWith('127.')) ? opts.testingHost : ip;
 }
 
 function send(res: http.ServerResponse, status: number, payload: unknown, type = 'application/json'): void {
   if (res.headersSent) return;
   const text = type === 'application/json' ? `${JSON.stringify(payload)}\n` : String(payload);
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) }).end(text);
+  // After an oversized body the connection is not reused (what is left of the body was dropped).
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), ...(status === 413 ? { Connection: 'close' } : {}) }).end(text);
+}
+
+/**
+ * Logs an unexpected failure and returns what the client is told: an id to find it in the log,
+ * never the message itself (an API server error can name another user's objects or NFS path).
+ */
+function internalError(log: Logger, path: string, e: unknown): string {
+  const id = randomUUID().slice(0, 8);
+  log.error({ path, id, err: (e as Error).message }, 'request failed');
+  return `internal error ${id} (details in the server log)`;
 }
 
 function withError(fallback: unknown, error: string): unknown {
@@ -61,7 +86,7 @@ function withError(fallback: unknown, error: string): unknown {
 }
 
 
-export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; log: Logger }): http.RequestListener {
+export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; trustedProxies?: BlockList; log: Logger }): http.RequestListener {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
@@ -90,16 +115,15 @@ export function userPodsHandler(service: UserPodsService, opts: { testingHost: s
         return send(res, 400, withError(route.fallback, `invalid request: ${why}`));
       }
       try {
-        send(res, 200, await route.run(service, parsed, remoteIp(req, opts.testingHost)));
+        send(res, 200, await route.run(service, parsed, () => remoteIp(req, opts)));
       } catch (e) {
-        const status = e instanceof RequestError ? e.status : 500;
-        if (status >= 500) opts.log.error({ path, err: (e as Error).message }, 'request failed');
-        if (QUIET_ON_ERROR.has(path)) return send(res, 200, route.fallback);
-        send(res, status, withError(route.fallback, (e as Error).message));
+        if (QUIET_ON_ERROR.has(path)) {
+          if (!(e instanceof RequestError)) opts.log.error({ path, err: (e as Error).message }, 'request failed');
+          return send(res, 200, route.fallback);
+        }
+        if (e instanceof RequestError && e.status < 500) return send(res, e.status, withError(route.fallback, e.message));
+        send(res, 500, withError(route.fallback, internalError(opts.log, path, e)));
       }
-    })().catch((e: Error) => {
-      opts.log.error({ path, err: e.message }, 'request failed');
-      send(res, 500, { error: e.message });
-    });
+    })().catch((e: Error) => send(res, 500, { error: internalError(opts.log, path, e) }));
   };
 }

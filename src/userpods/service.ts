@@ -24,11 +24,12 @@ import {
   tokenSecretName,
   userPodSelector,
   userStorageName,
+  legacyUserStorageName,
 } from '../model/user-pods.ts';
 import { sharedValidator } from '../validate/validator.ts';
 import type { UserPodsConfig } from './config.ts';
 import { badRequest, RequestError } from './errors.ts';
-import { fetchManifest } from './manifest.ts';
+import { fetchManifest, parseManifestPrefix, type ManifestPrefix } from './manifest.ts';
 import type { PodFileReader } from './pod-files.ts';
 
 export interface PodInfo {
@@ -77,6 +78,24 @@ interface Job {
   done: Promise<boolean>;
 }
 
+interface Owned {
+  metadata: { name: string; uid?: string; creationTimestamp?: string; labels?: Record<string, string>; ownerReferences?: { kind: string; uid: string }[] };
+}
+
+/**
+ * Whether an object made for a pod (Service, Ingress, token Secret) belongs to that pod instance.
+ * A pod name is reused (by any user) once free, so the name alone (`createdForPod`) cannot tell a
+ * leftover from the current pod's: ours carry the pod's uid as owner reference; an unowned one
+ * (made by the seed's backend) counts only when it is not older than the pod.
+ */
+function madeFor(o: Owned, pod: { uid?: string; creationTimestamp?: string }): boolean {
+  const refs = (o.metadata.ownerReferences ?? []).filter((r) => r.kind === 'Pod');
+  if (refs.length) return refs.some((r) => r.uid === pod.uid);
+  const made = Date.parse(o.metadata.creationTimestamp ?? '');
+  const podMade = Date.parse(pod.creationTimestamp ?? '');
+  return Number.isFinite(made) && Number.isFinite(podMade) && made >= podMade;
+}
+
 function checkUserId(userId: string): void {
   const problem = userIdProblem(userId);
   if (problem) throw badRequest(problem);
@@ -104,8 +123,10 @@ export class UserPodsService {
   private readonly log: Logger;
   private readonly pollMs: number;
   private readonly now: () => number;
+  private readonly prefixes: ManifestPrefix[];
 
   constructor(private readonly o: UserPodsServiceOptions) {
+    this.prefixes = o.config.manifestUrlPrefixes.map(parseManifestPrefix);
     this.client = o.client;
     this.config = o.config;
     this.ns = o.config.namespace;
@@ -118,7 +139,7 @@ export class UserPodsService {
   async start(): Promise<void> {
     for (const pod of await this.listPods(USER_POD_LABEL.user)) {
       const owner = ownerFromLabels(pod.metadata.labels);
-      if (pod.metadata.deletionTimestamp) this.trackDeletion(pod.metadata.name, owner);
+      if (pod.metadata.deletionTimestamp) this.trackDeletion(pod.metadata.name, owner, pod.metadata.uid);
       else if (pod.metadata.annotations?.[USER_POD_ANNOTATION.state] === 'creating') this.trackCreation(pod.metadata.name, owner);
     }
     this.log.info({ creating: this.creating.size, deleting: this.deleting.size }, 'user pods state recovered from the cluster');
@@ -148,7 +169,7 @@ export class UserPodsService {
 
   async createPod(input: CreatePodInput, remoteIp: string): Promise<{ pod_name: string }> {
     checkUserId(input.user_id);
-    const manifest = await fetchManifest(input.yaml_url, this.config.whitelistManifestRegex);
+    const manifest = await fetchManifest(input.yaml_url, this.prefixes);
     const siloIp = remoteIp;
     const siloHostname = this.config.hostnameList.find((h) => h.address === siloIp)?.hostname;
     // One name choice at a time: two requests must not pick the same free name.
@@ -179,11 +200,19 @@ export class UserPodsService {
       } catch (e) {
         throw this.rejected(e, input.yaml_url);
       }
-      await serverSideApply(this.client, pod);
+      // The storage must be this user's (checked by its labels) before the pod is made to mount it.
+      for (const o of storage) {
+        const live = await this.get(o.apiVersion, o.kind, o.metadata.name);
+        if (live && ownerFromLabels(live.metadata.labels) !== input.user_id) {
+          this.log.error({ user: input.user_id, kind: o.kind, name: o.metadata.name, owner: ownerFromLabels(live.metadata.labels) }, 'storage name taken by another user');
+          throw new RequestError(409, `the storage ${o.metadata.name} of user ${input.user_id} exists and is not theirs; nothing was created (see the server log)`);
+        }
+      }
+      const created = (await serverSideApply(this.client, pod)) as { metadata?: { uid?: string } };
       try {
         for (const o of storage) await serverSideApply(this.client, o);
       } catch (e) {
-        await this.deletePodObjects(podName).catch(() => undefined);
+        await this.deletePodObjects(podName, created.metadata?.uid).catch(() => undefined);
         throw e;
       }
       return podName;
@@ -213,8 +242,8 @@ export class UserPodsService {
     // The same answer for a pod that does not exist and one of another user.
     if (!pod || ownerFromLabels(pod.metadata.labels) !== userId) throw badRequest(`user ${userId} has no pod ${podName}`);
     if (pod.metadata.deletionTimestamp || this.deleting.has(podName)) throw badRequest(`pod ${podName} is already being deleted`);
-    await this.deleteObject('v1', 'Pod', podName);
-    this.trackDeletion(podName, userId);
+    await this.deleteObject('v1', 'Pod', podName, pod.metadata.uid);
+    this.trackDeletion(podName, userId, pod.metadata.uid);
     return { requested: true };
   }
 
@@ -225,7 +254,7 @@ export class UserPodsService {
     if (job) return { deleted: job.userId !== userId || (await job.done) };
     const pod = await this.getPod(podName);
     if (!pod || ownerFromLabels(pod.metadata.labels) !== userId) return { deleted: true };
-    if (pod.metadata.deletionTimestamp) return { deleted: await this.trackDeletion(podName, userId).done };
+    if (pod.metadata.deletionTimestamp) return { deleted: await this.trackDeletion(podName, userId, pod.metadata.uid).done };
     return { deleted: false };
   }
 
@@ -236,8 +265,8 @@ export class UserPodsService {
     const jobs: Promise<boolean>[] = [];
     for (const p of pods) {
       const name = p.metadata.name;
-      if (!p.metadata.deletionTimestamp && !this.deleting.has(name)) await this.deleteObject('v1', 'Pod', name);
-      jobs.push(this.trackDeletion(name, userId, { keepStorage: true }).done);
+      if (!p.metadata.deletionTimestamp && !this.deleting.has(name)) await this.deleteObject('v1', 'Pod', name, p.metadata.uid);
+      jobs.push(this.trackDeletion(name, userId, p.metadata.uid, { keepStorage: true }).done);
     }
     const results = await Promise.all(jobs);
     const storage = await this.deleteStorage(userId, 2 * this.config.timeoutDelete);
@@ -263,11 +292,13 @@ export class UserPodsService {
   }
 
   private async runCreation(podName: string, userId: string): Promise<boolean> {
+    let uid: string | undefined;
     try {
       for (;;) {
         if (this.stopped) return false;
         const pod = await this.getPod(podName);
         if (!pod || pod.metadata.deletionTimestamp || ownerFromLabels(pod.metadata.labels) !== userId) return false;
+        uid = pod.metadata.uid;
         if (isReady(pod)) {
           await this.runStartJobs(pod);
           this.log.info({ pod: podName }, 'pod ready');
@@ -276,14 +307,14 @@ export class UserPodsService {
         const deadline = Date.parse(pod.metadata.annotations?.[USER_POD_ANNOTATION.createDeadline] ?? '');
         if (!Number.isFinite(deadline) || this.now() >= deadline) {
           this.log.warn({ pod: podName }, 'pod not ready in time: deleting it');
-          await this.failCreation(podName, userId);
+          await this.failCreation(podName, userId, uid);
           return false;
         }
         await sleep(this.pollMs);
       }
     } catch (e) {
       this.log.error({ pod: podName, err: (e as Error).message }, 'creation failed: deleting the pod');
-      await this.failCreation(podName, userId).catch(() => undefined);
+      await this.failCreation(podName, userId, uid).catch(() => undefined);
       return false;
     }
   }
@@ -295,7 +326,7 @@ export class UserPodsService {
     }
     const tokens = await this.copyTokens(pod);
     if (Object.keys(tokens).length) await serverSideApply(this.client, renderTokenSecret(pod, this.ns, tokens));
-    await this.annotate(pod.metadata.name, 'ready');
+    await this.annotate(pod.metadata.name, pod.metadata.uid, 'ready');
   }
 
   private async copyTokens(pod: Pod): Promise<Record<string, string>> {
@@ -320,45 +351,47 @@ export class UserPodsService {
     return out;
   }
 
-  private async failCreation(podName: string, userId: string): Promise<void> {
-    await this.annotate(podName, 'failed').catch(() => undefined);
-    await this.deletePodObjects(podName);
-    this.trackDeletion(podName, userId);
+  private async failCreation(podName: string, userId: string, uid: string | undefined): Promise<void> {
+    await this.annotate(podName, uid, 'failed').catch(() => undefined);
+    await this.deletePodObjects(podName, uid);
+    this.trackDeletion(podName, userId, uid);
   }
 
-  private async annotate(podName: string, state: 'ready' | 'failed'): Promise<void> {
+  private async annotate(podName: string, uid: string | undefined, state: 'ready' | 'failed'): Promise<void> {
     await this.client.request('PATCH', this.client.path('v1', 'Pod', this.ns, podName), {
-      body: { metadata: { annotations: { [USER_POD_ANNOTATION.state]: state } } },
+      // The uid makes the patch conditional: only this pod, not a namesake made since.
+      body: { metadata: { uid, annotations: { [USER_POD_ANNOTATION.state]: state } } },
       contentType: 'application/merge-patch+json',
     });
   }
 
   // ----- deletion ----------------------------------------------------------------------------
 
-  private trackDeletion(podName: string, userId: string, opts: { keepStorage?: boolean } = {}): Job {
+  private trackDeletion(podName: string, userId: string, uid: string | undefined, opts: { keepStorage?: boolean } = {}): Job {
     const existing = this.deleting.get(podName);
     if (existing) return existing;
-    const job: Job = { userId, done: this.runDeletion(podName, userId, opts.keepStorage ?? false) };
+    const job: Job = { userId, done: this.runDeletion(podName, userId, uid, opts.keepStorage ?? false) };
     this.deleting.set(podName, job);
     void job.done.finally(() => this.deleting.get(podName) === job && this.deleting.delete(podName));
     return job;
   }
 
   /** Waits for the pod to go, then removes its Services, Ingress, tokens and (last pod) the user's storage. */
-  private async runDeletion(podName: string, userId: string, keepStorage: boolean): Promise<boolean> {
+  private async runDeletion(podName: string, userId: string, uid: string | undefined, keepStorage: boolean): Promise<boolean> {
     const deadline = this.now() + this.config.timeoutDelete;
     try {
       for (;;) {
         if (this.stopped) return false;
         const pod = await this.getPod(podName);
-        if (!pod || ownerFromLabels(pod.metadata.labels) !== userId) break;
+        // Gone, or a namesake made since (without a uid, as before: another owner's).
+        if (!pod || (uid ? pod.metadata.uid !== uid : ownerFromLabels(pod.metadata.labels) !== userId)) break;
         if (this.now() >= deadline) {
           this.log.warn({ pod: podName }, 'pod not deleted in time');
           return false;
         }
         await sleep(this.pollMs);
       }
-      await this.deletePodObjects(podName, { podToo: false });
+      await this.deletePodObjects(podName, uid, { podToo: false });
       if (!keepStorage) {
         const others = (await this.listPods(userPodSelector(userId))).filter((p) => !p.metadata.deletionTimestamp && p.metadata.name !== podName);
         if (others.length === 0) await this.deleteStorage(userId, this.config.timeoutDelete);
@@ -371,26 +404,48 @@ export class UserPodsService {
     }
   }
 
-  /** Deletes the pod (unless told not to) and every object labelled as made for it. */
-  private async deletePodObjects(podName: string, opts: { podToo?: boolean } = {}): Promise<void> {
-    if (opts.podToo !== false) await this.deleteObject('v1', 'Pod', podName);
+  /**
+   * Deletes the pod (unless told not to) and the objects made for that pod instance: labelled
+   * `createdForPod=<name>` and owned by its uid (see madeFor), so a namesake's stay.
+   */
+  private async deletePodObjects(podName: string, uid: string | undefined, opts: { podToo?: boolean } = {}): Promise<void> {
+    if (opts.podToo !== false) await this.deleteObject('v1', 'Pod', podName, uid);
+    const live = await this.getPod(podName);
+    const namesake = live && live.metadata.uid !== uid ? live.metadata : undefined;
     const selector = `${CREATED_FOR_POD_LABEL}=${podName}`;
     for (const [apiVersion, kind] of [['v1', 'Service'], ['networking.k8s.io/v1', 'Ingress'], ['v1', 'Secret']] as const) {
-      for (const o of await this.list(kind, selector, apiVersion)) await this.deleteObject(apiVersion, kind, o.metadata.name);
+      for (const o of (await this.list(kind, selector, apiVersion)) as Owned[]) {
+        const owned = (o.metadata.ownerReferences ?? []).some((r) => r.kind === 'Pod');
+        const ours = owned ? madeFor(o, { uid }) : !namesake || !madeFor(o, namesake);
+        if (ours) await this.deleteObject(apiVersion, kind, o.metadata.name, o.metadata.uid);
+      }
     }
   }
 
-  /** Deletes the user's PV and PVC and waits (up to `timeoutMs`) until both are gone. */
+  /**
+   * Deletes the user's PV and PVC — the hashed name and the legacy one — each only when its
+   * `user`/`domain` labels name exactly this user, and waits (up to `timeoutMs`) until they are gone.
+   */
   private async deleteStorage(userId: string, timeoutMs: number): Promise<boolean> {
-    const name = userStorageName(userId);
-    await this.deleteObject('v1', 'PersistentVolumeClaim', name);
-    await this.deleteObject('v1', 'PersistentVolume', name);
+    const targets: { kind: 'PersistentVolumeClaim' | 'PersistentVolume'; name: string }[] = [];
+    for (const name of new Set([userStorageName(userId), legacyUserStorageName(userId)])) {
+      for (const kind of ['PersistentVolumeClaim', 'PersistentVolume'] as const) {
+        const live = await this.get('v1', kind, name);
+        if (!live) continue;
+        if (ownerFromLabels(live.metadata.labels) !== userId) {
+          if (name === userStorageName(userId)) this.log.error({ user: userId, kind, name }, 'storage of this name belongs to another user: left alone');
+          continue;
+        }
+        await this.deleteObject('v1', kind, name, (live as Owned).metadata.uid);
+        targets.push({ kind, name });
+      }
+    }
     const deadline = this.now() + timeoutMs;
     while (!this.stopped) {
-      const left = await Promise.all([this.get('v1', 'PersistentVolumeClaim', name), this.get('v1', 'PersistentVolume', name)]);
+      const left = await Promise.all(targets.map((t) => this.get('v1', t.kind, t.name)));
       if (left.every((o) => o === undefined)) return true;
       if (this.now() >= deadline) {
-        this.log.warn({ storage: name }, 'user storage not deleted in time');
+        this.log.warn({ user: userId, storage: targets.map((t) => t.name) }, 'user storage not deleted in time');
         return false;
       }
       await sleep(this.pollMs);
@@ -407,10 +462,11 @@ export class UserPodsService {
     if (p.metadata.deletionTimestamp || this.deleting.has(name)) status = 'Deleting';
     else if (state === 'creating' || this.creating.has(name)) status = 'Creating';
     const tokens: Record<string, string> = {};
-    const secret = secrets.find((s) => s.metadata.name === tokenSecretName(name)) as { data?: Record<string, string> } | undefined;
+    const mine = (o: KubeObject) => madeFor(o as Owned, p.metadata);
+    const secret = secrets.find((s) => s.metadata.name === tokenSecretName(name) && mine(s)) as { data?: Record<string, string> } | undefined;
     for (const [k, v] of Object.entries(secret?.data ?? {})) tokens[k] = Buffer.from(v, 'base64').toString('utf8');
     const info: Record<string, string> = {};
-    const ssh = services.find((s) => s.metadata.name === sshServiceName(name)) as { spec?: { ports?: { targetPort?: number | string; nodePort?: number }[] } } | undefined;
+    const ssh = services.find((s) => s.metadata.name === sshServiceName(name) && mine(s)) as { spec?: { ports?: { targetPort?: number | string; nodePort?: number }[] } } | undefined;
     const nodePort = ssh?.spec?.ports?.find((port) => Number(port.targetPort) === 22)?.nodePort;
     if (nodePort) info.sshPort = String(nodePort);
     return {
@@ -459,11 +515,20 @@ export class UserPodsService {
     }
   }
 
-  private async deleteObject(apiVersion: string, kind: string, name: string): Promise<void> {
+  /** Deletes an object; with `uid`, only that instance (a namesake made since is a 409, left alone). */
+  private async deleteObject(apiVersion: string, kind: string, name: string, uid?: string): Promise<void> {
     try {
-      await this.client.request('DELETE', this.client.path(apiVersion, kind, this.ns, name), { query: { propagationPolicy: 'Background' } });
+      await this.client.request('DELETE', this.client.path(apiVersion, kind, this.ns, name), {
+        query: { propagationPolicy: 'Background' },
+        body: uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined,
+      });
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      if (isNotFound(e)) return;
+      if (uid && e instanceof KubeApiError && e.code === 409) {
+        this.log.warn({ kind, name, uid }, 'not deleted: the object of that name is another instance now');
+        return;
+      }
+      throw e;
     }
   }
 }

@@ -72,20 +72,83 @@ export function review(response: AdmissionResponse): AdmissionReview {
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
 }
 
+const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
 /**
- * Checks the shape of a decoded AdmissionReview body; returns the request or a reason it is not one.
- * The API server always sends v1 with a request; anything else is a caller's mistake.
+ * Bounds on what a request may hold, far above anything the API server sends (uids are UUIDs,
+ * names at most 253 characters, Tenants a few levels deep), so that a hand-made request cannot
+ * blow up the decision (deep recursion) or the log and the answer (huge strings).
  */
-export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string } {
+export const REVIEW_LIMITS = { uid: 128, name: 253, string: 4096, groups: 1024, depth: 64 } as const;
+
+/** Nesting depth of a JSON value (iterative: the value may be deeper than the stack). */
+function depthOver(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+const isShortString = (v: unknown, max: number = REVIEW_LIMITS.string): v is string => typeof v === 'string' && v.length <= max;
+
+function userInfoProblem(u: unknown): string | undefined {
+  if (u === undefined) return undefined;
+  if (!isObject(u)) return 'request.userInfo is not an object';
+  for (const f of ['username', 'uid'] as const) {
+    if (u[f] !== undefined && !isShortString(u[f])) return `request.userInfo.${f} is not a string of at most ${REVIEW_LIMITS.string} characters`;
+  }
+  const groups = u.groups;
+  if (groups !== undefined && (!Array.isArray(groups) || groups.length > REVIEW_LIMITS.groups || !groups.every((g) => isShortString(g)))) {
+    return `request.userInfo.groups is not a list of at most ${REVIEW_LIMITS.groups} strings`;
+  }
+  const extra = u.extra;
+  if (extra !== undefined && (!isObject(extra) || !Object.values(extra).every((v) => Array.isArray(v) && v.every((x) => isShortString(x))))) {
+    return 'request.userInfo.extra is not a map of string lists';
+  }
+  return undefined;
+}
+
+function requestProblem(r: Record<string, unknown>): string | undefined {
+  if (typeof r.operation !== 'string' || !OPERATIONS.includes(r.operation as Operation)) return `request.operation is not one of ${OPERATIONS.join(', ')}`;
+  for (const f of ['name', 'namespace'] as const) {
+    if (r[f] !== undefined && !isShortString(r[f], REVIEW_LIMITS.name)) return `request.${f} is not a string of at most ${REVIEW_LIMITS.name} characters`;
+  }
+  for (const f of ['kind', 'resource'] as const) {
+    const v = r[f];
+    if (v !== undefined && (!isObject(v) || !Object.values(v).every((x) => isShortString(x, REVIEW_LIMITS.name)))) return `request.${f} is not a group/version/${f} of strings`;
+  }
+  const kind = r.kind as { group?: string; kind?: string } | undefined;
+  if (kind && (kind.group !== 'crownlabs.polito.it' || kind.kind !== 'Tenant')) return `request.kind is ${kind.group}/${kind.kind}, not a crownlabs.polito.it Tenant`;
+  const userInfo = userInfoProblem(r.userInfo);
+  if (userInfo) return userInfo;
+  if (r.dryRun !== undefined && typeof r.dryRun !== 'boolean') return 'request.dryRun is not a boolean';
+  for (const f of ['object', 'oldObject'] as const) {
+    if (depthOver(r[f], REVIEW_LIMITS.depth)) return `request.${f} is nested deeper than ${REVIEW_LIMITS.depth} levels`;
+  }
+  return undefined;
+}
+
+/**
+ * Checks the shape of a decoded AdmissionReview body; returns the request or a reason it is not
+ * one. The API server always sends a well-formed v1 review; anything else is a caller's mistake.
+ * With `uid` the review was readable enough to be answered (a 400 AdmissionReview response, which
+ * the API server relays to its client); without, only an HTTP 400 fits.
+ */
+export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string; uid?: string } {
   if (!isObject(body)) return { error: 'body is not a JSON object' };
   if (body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
-    return { error: `expected an admission.k8s.io/v1 AdmissionReview, got ${String(body.apiVersion)} ${String(body.kind)}` };
+    return { error: `expected an admission.k8s.io/v1 AdmissionReview, got ${String(body.apiVersion).slice(0, 64)} ${String(body.kind).slice(0, 64)}` };
   }
   const r = body.request;
   if (!isObject(r)) return { error: 'AdmissionReview has no request' };
   if (typeof r.uid !== 'string' || !r.uid) return { error: 'request.uid is missing' };
-  if (typeof r.operation !== 'string') return { error: 'request.operation is missing' };
-  if (r.userInfo !== undefined && !isObject(r.userInfo)) return { error: 'request.userInfo is not an object' };
+  if (r.uid.length > REVIEW_LIMITS.uid) return { error: `request.uid is longer than ${REVIEW_LIMITS.uid} characters` };
+  const problem = requestProblem(r);
+  if (problem) return { error: problem, uid: r.uid };
   return { request: { ...(r as unknown as AdmissionRequest), userInfo: (r.userInfo as UserInfo | undefined) ?? {} } };
 }
 

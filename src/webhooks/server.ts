@@ -65,6 +65,15 @@ class HttpError extends Error {
 }
 
 
+const MAX_MESSAGE = 1024;
+
+/** Messages can quote names from the request: at most MAX_MESSAGE characters go back (and into the API server's answer). */
+function capMessage(response: AdmissionResponse): AdmissionResponse {
+  const message = response.status?.message;
+  if (!message || message.length <= MAX_MESSAGE) return response;
+  return { ...response, status: { ...response.status!, message: `${message.slice(0, MAX_MESSAGE)}…` } };
+}
+
 /** Starts the webhook server; rejects when the certificate cannot be read or the port is taken. */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const log = options.logger;
@@ -78,7 +87,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const pathname = (req.url ?? '').split('?')[0];
     const send = (code: number, body: unknown) => {
       const text = typeof body === 'string' ? `${body}\n` : JSON.stringify(body);
-      res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json' }).end(text);
+      // After an oversized body the connection is not reused (what is left of the body was dropped).
+      res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', ...(code === 413 ? { Connection: 'close' } : {}) }).end(text);
     };
     try {
       if (pathname !== MUTATE_PATH && pathname !== VALIDATE_PATH) throw new HttpError(404, `no webhook at ${pathname}`);
@@ -93,7 +103,13 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         throw new HttpError(400, `request body is not JSON: ${(e as Error).message}`);
       }
       const reviewed = parseReview(parsed);
-      if ('error' in reviewed) throw new HttpError(400, `bad AdmissionReview: ${reviewed.error}`);
+      if ('error' in reviewed) {
+        // Answerable (it has a uid): a 400 the API server relays to its client as is. An HTTP
+        // error would be "failed calling webhook", a 500 to the client under failurePolicy Fail.
+        if (reviewed.uid === undefined) throw new HttpError(400, `bad AdmissionReview: ${reviewed.error}`);
+        log?.warn({ webhook: pathname, uid: reviewed.uid, err: reviewed.error }, 'bad AdmissionReview');
+        return send(200, review(errored(reviewed.uid, 400, `bad AdmissionReview: ${reviewed.error}`)));
+      }
       const { request } = reviewed;
       let response: AdmissionResponse;
       try {
@@ -116,7 +132,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         },
         'admission',
       );
-      send(200, review(response));
+      send(200, review(capMessage(response)));
     } catch (e) {
       const code = e instanceof HttpError ? e.code : 500;
       log?.warn({ webhook: pathname, code, err: (e as Error).message }, 'bad webhook request');

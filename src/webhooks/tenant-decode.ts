@@ -1,7 +1,8 @@
 /**
  * Reading a Tenant out of an admission request: what upstream's typed decode checks (a JSON object
- * whose labels, workspaces, publicKeys and lastLogin have the right types). The API server has
- * already applied the CRD schema, so a failure here means a malformed request, answered with 400.
+ * whose labels, workspaces, publicKeys and lastLogin have the right types, and that is a Tenant).
+ * The API server has already applied the CRD schema, so a failure here means a malformed
+ * request, answered with 400.
  */
 import type { Tenant, TenantWorkspaceEntry } from '../api/types.ts';
 import { isObject, type AdmissionRequest } from './admission.ts';
@@ -11,8 +12,13 @@ export type DecodeResult = { tenant: Tenant } | { error: string };
 export function decodeTenant(raw: unknown, what = 'object'): DecodeResult {
   if (raw === undefined || raw === null) return { error: `${what} is empty` };
   if (!isObject(raw)) return { error: `${what} is not a JSON object` };
+  // The API server always sets both; a value other than a Tenant's means the wrong object.
+  if ((raw.kind !== undefined && raw.kind !== 'Tenant') || (raw.apiVersion !== undefined && (typeof raw.apiVersion !== 'string' || !raw.apiVersion.startsWith('crownlabs.polito.it/')))) {
+    return { error: `${what} is ${String(raw.apiVersion).slice(0, 64)} ${String(raw.kind).slice(0, 64)}, not a crownlabs.polito.it Tenant` };
+  }
   const metadata = raw.metadata;
   if (!isObject(metadata)) return { error: `${what}.metadata is not an object` };
+  if (metadata.name !== undefined && typeof metadata.name !== 'string') return { error: `${what}.metadata.name is not a string` };
   const labels = metadata.labels ?? {};
   if (!isObject(labels) || Object.values(labels).some((v) => typeof v !== 'string')) {
     return { error: `${what}.metadata.labels is not a map of strings` };

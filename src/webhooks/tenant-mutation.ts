@@ -54,7 +54,8 @@ export function mutateTenant(request: AdmissionRequest, config: TenantWebhookCon
   const mutated = structuredClone(decoded.tenant);
   const labels = { ...(mutated.metadata.labels ?? {}) };
   const warnings = enforceTargetLabel(request, labels, config);
-  if (!Array.isArray(warnings)) return errored(request.uid, 500, warnings.error);
+  // An UPDATE without a readable old object is a malformed request (upstream answers 500).
+  if (!Array.isArray(warnings)) return errored(request.uid, 400, warnings.error);
   // An absent label map stays absent when nothing was added (as Go's omitempty marshalling).
   if (mutated.metadata.labels || Object.keys(labels).length) mutated.metadata = { ...mutated.metadata, labels };
   const enrolled = new Set((mutated.spec?.workspaces ?? []).map((w) => w.name));

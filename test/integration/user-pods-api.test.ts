@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/controller/kube-client.ts';
+import { legacyUserStorageName, userStorageName } from '../../src/model/user-pods.ts';
 import { loadUserPodsConfig, type UserPodsConfig } from '../../src/userpods/config.ts';
 import { ExecPodFileReader } from '../../src/userpods/pod-files.ts';
 import { userPodsHandler } from '../../src/userpods/server.ts';
@@ -23,6 +24,7 @@ const BOB = `bob${run}@ku.dk`;
 const CAROL = `carol${run}@sdu.dk`;
 const DAVE = `dave${run}@au.dk`;
 const user = (id: string) => id.replace(/[@.]/g, '-');
+const podNameFor = (id: string) => `jupyter-${user(id)}`;
 
 const MANIFESTS: Record<string, string> = {
   'jupyter.yaml': `apiVersion: v1
@@ -59,6 +61,16 @@ metadata: {name: d}
 spec: {}
 `,
 };
+
+/** Outside the whitelisted folder: a privileged pod with the node's root file system. */
+const EVIL = `apiVersion: v1
+kind: Pod
+metadata: {name: evil}
+spec:
+  hostPID: true
+  containers: [{name: main, image: busybox, securityContext: {privileged: true}, volumeMounts: [{name: root, mountPath: /host}]}]
+  volumes: [{name: root, hostPath: {path: /}}]
+`;
 
 let manifestServer: http.Server;
 let base = '';
@@ -154,15 +166,16 @@ async function kubeletTick(): Promise<void> {
   for (const v of pvs.filter((x) => x.metadata.deletionTimestamp && x.metadata.name.includes(run))) await api.request('PATCH', `/api/v1/persistentvolumes/${v.metadata.name}`, merge).catch(() => undefined);
 }
 
-const storageOf = async (id: string) => ({
-  pv: await get(`/api/v1/persistentvolumes/user-storage-${user(id)}`),
-  pvc: await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/user-storage-${user(id)}`),
+const storageOf = async (id: string, name = userStorageName(id)) => ({
+  pv: await get(`/api/v1/persistentvolumes/${name}`),
+  pvc: await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/${name}`),
 });
 
 beforeAll(async () => {
   manifestServer = http.createServer((req, res) => {
     const name = (req.url ?? '').replace(/^\/manifests\//, '');
     if (MANIFESTS[name]) res.writeHead(200, { 'Content-Type': 'application/yaml' }).end(MANIFESTS[name]);
+    else if (req.url === '/evil/hostpath.yaml') res.writeHead(200, { 'Content-Type': 'application/yaml' }).end(EVIL);
     else if (name === 'redirect.yaml') res.writeHead(302, { Location: 'http://example.invalid/pod.yaml' }).end();
     else res.writeHead(404).end('not found');
   });
@@ -209,12 +222,12 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
     expect(live.spec.containers[0].image).toBe('registry.test:5000/jupyter:latest');
     expect(live.spec.imagePullSecrets).toEqual([{ name: 'docker-registry-auth' }]);
     expect(live.spec.restartPolicy).toBe('Never');
-    expect(live.spec.volumes).toContainEqual({ name: 'sciencedata', persistentVolumeClaim: { claimName: `user-storage-${user(ALICE)}` } });
+    expect(live.spec.volumes).toContainEqual({ name: 'sciencedata', persistentVolumeClaim: { claimName: userStorageName(ALICE) } });
     // Managed by server-side apply with our field manager.
     expect(live.metadata.managedFields.some((m: any) => m.manager === 'crownlabs-composer' && m.operation === 'Apply')).toBe(true);
     const storage = await storageOf(ALICE);
     expect(storage.pv.spec.nfs).toEqual({ server: '10.0.0.20', path: `/tank/storage/${ALICE}` });
-    expect(storage.pvc.spec.volumeName).toBe(`user-storage-${user(ALICE)}`);
+    expect(storage.pvc.spec.volumeName).toBe(userStorageName(ALICE));
   });
 
   it('get_pods shows the pod as Creating before it is Ready', async () => {
@@ -308,6 +321,78 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   });
 });
 
+describe('user ids that differ only in ".", "-" or "@" share nothing (#14.8)', () => {
+  const HYPHEN = `anne-marie${run}@ku.dk`;
+  const DOT = `anne.marie${run}@ku.dk`;
+  const jupyter = () => `${base}/manifests/jupyter.yaml`;
+  let a: Api;
+  beforeAll(async () => {
+    a = await startApi();
+  });
+
+  it('each gets their own PV/PVC at their own NFS path; delete_all_user of one leaves the other\'s pod and storage', async () => {
+    const first = await post(a, '/create_pod', { yaml_url: jupyter(), user_id: HYPHEN });
+    expect(first.status).toBe(200);
+    const second = await post(a, '/create_pod', { yaml_url: jupyter(), user_id: DOT });
+    expect(second.status).toBe(200);
+    // Pod names follow the seed (not injective): the free one is taken; the labels say whose it is.
+    expect(second.body.pod_name).toBe(`${first.body.pod_name}-1`);
+    const [mine, theirs] = [await storageOf(HYPHEN), await storageOf(DOT)];
+    expect(mine.pv.metadata.name).not.toBe(theirs.pv.metadata.name);
+    expect(mine.pv.spec.nfs.path).toBe(`/tank/storage/${HYPHEN}`);
+    expect(theirs.pv.spec.nfs.path).toBe(`/tank/storage/${DOT}`);
+    expect((await post(a, '/delete_all_user', { user_id: DOT })).body).toEqual({ deleted: true });
+    expect(await storageOf(DOT)).toEqual({ pv: undefined, pvc: undefined });
+    const kept = await storageOf(HYPHEN);
+    expect(kept.pv?.metadata.deletionTimestamp).toBeUndefined();
+    expect(kept.pvc?.metadata.deletionTimestamp).toBeUndefined();
+    expect((await post(a, '/get_pods', { user_id: HYPHEN })).body.map((p: any) => p.pod_name)).toEqual([first.body.pod_name]);
+  });
+
+  it('a reused pod name never shows the tokens left by an earlier pod of that name', async () => {
+    // A token Secret labelled for the name DOT's next pod gets, but made for another pod instance
+    // (owned by HYPHEN's live pod, so the garbage collector keeps it, as it would a leftover for a while).
+    const name = `${podNameFor(HYPHEN)}-1`;
+    const other = await get(podPath(podNameFor(HYPHEN)));
+    await api.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: `${name}-tokens`, labels: { createdForPod: name }, ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: other.metadata.name, uid: other.metadata.uid }] },
+        stringData: { token: 'someone-elses-token' },
+      },
+    });
+    const r = await post(a, '/create_pod', { yaml_url: jupyter(), user_id: DOT });
+    expect(r.body).toEqual({ pod_name: name });
+    const [info] = (await post(a, '/get_pods', { user_id: DOT })).body;
+    expect(info.tokens).toEqual({});
+    // Deleting DOT's pod removes what was made for it, not objects of another pod instance.
+    expect((await post(a, '/delete_pod', { user_id: DOT, pod_name: name })).body).toEqual({ requested: true });
+    expect((await post(a, '/watch_delete_pod', { user_id: DOT, pod_name: name })).body).toEqual({ deleted: true });
+    expect(await get(`/api/v1/namespaces/${ns}/secrets/${name}-tokens`)).toBeDefined();
+    await api.request('DELETE', `/api/v1/namespaces/${ns}/secrets/${name}-tokens`);
+  });
+
+  it('storage under the old (unhashed) name is removed by delete_all_user of its exact owner only', async () => {
+    const legacy = legacyUserStorageName(HYPHEN);
+    expect(legacyUserStorageName(DOT)).toBe(legacy);
+    const labels = { name: legacy, user: `anne-marie${run}`, domain: 'ku.dk' };
+    await api.request('POST', '/api/v1/persistentvolumes', {
+      body: { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: legacy, labels }, spec: { accessModes: ['ReadWriteMany'], capacity: { storage: '10Gi' }, nfs: { server: '10.0.0.20', path: `/tank/storage/${HYPHEN}` }, persistentVolumeReclaimPolicy: 'Retain', storageClassName: 'nfs' } },
+    });
+    await api.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      body: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: legacy, labels }, spec: { accessModes: ['ReadWriteMany'], storageClassName: 'nfs', volumeName: legacy, resources: { requests: { storage: '10Gi' } } } },
+    });
+    expect((await post(a, '/delete_all_user', { user_id: DOT })).body).toEqual({ deleted: true });
+    const untouched = await storageOf(HYPHEN, legacy);
+    expect(untouched.pv?.metadata.deletionTimestamp).toBeUndefined();
+    expect(untouched.pvc?.metadata.deletionTimestamp).toBeUndefined();
+    expect((await post(a, '/delete_all_user', { user_id: HYPHEN })).body).toEqual({ deleted: true });
+    expect(await storageOf(HYPHEN, legacy)).toEqual({ pv: undefined, pvc: undefined });
+    expect(await storageOf(HYPHEN)).toEqual({ pv: undefined, pvc: undefined });
+  });
+});
+
 describe('seed 004: creation times out and cleans up', () => {
   it('a pod not Ready within timeoutCreate is deleted with its storage; watch_create_pod answers false', async () => {
     const a = await startApi({ timeoutCreate: 1500 });
@@ -368,6 +453,10 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     ['a missing user_id', '/create_pod', () => ({ yaml_url: `${base}/manifests/plain.yaml` }), /must have required property 'user_id'/],
     ['settings that are not strings', '/create_pod', () => ({ yaml_url: `${base}/manifests/plain.yaml`, user_id: BOB, settings: { main: { A: 1 } } }), /settings\.main\.A must be string/],
     ['a URL outside the whitelist', '/create_pod', () => ({ yaml_url: 'http://127.0.0.2/manifests/plain.yaml', user_id: BOB }), /not matched by the manifest whitelist/],
+    ['a ".." segment out of the whitelisted folder', '/create_pod', () => ({ yaml_url: `${base}/manifests/../evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['an encoded ".." segment', '/create_pod', () => ({ yaml_url: `${base}/manifests/%2e%2e/evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['the whitelisted URL in the query of another', '/create_pod', () => ({ yaml_url: `${base.replace('127.0.0.1', '127.0.0.2')}/evil/hostpath.yaml?${base}/manifests/`, user_id: BOB }), /not matched by the manifest whitelist/],
+    ['the whitelisted host as userinfo', '/create_pod', () => ({ yaml_url: `http://127.0.0.1@${base.slice('http://'.length)}/evil/hostpath.yaml`, user_id: BOB }), /not matched by the manifest whitelist/],
     ['a manifest that is not there', '/create_pod', () => ({ yaml_url: `${base}/manifests/missing.yaml`, user_id: BOB }), /HTTP 404/],
     ['a redirect', '/create_pod', () => ({ yaml_url: `${base}/manifests/redirect.yaml`, user_id: BOB }), /redirects are not followed/],
     ['a manifest that is not a Pod', '/create_pod', () => ({ yaml_url: `${base}/manifests/deployment.yaml`, user_id: BOB }), /expected apiVersion v1 kind Pod/],
@@ -392,7 +481,7 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    const b = await startApi({ whitelistManifestRegex: '^http://127[.]0[.]0[.]1:' });
+    const b = await startApi({ manifestUrlPrefixes: [`http://127.0.0.1:${port}/manifests/`] });
     const r = await post(b, '/create_pod', { yaml_url: `http://127.0.0.1:${port}/manifests/plain.yaml`, user_id: BOB });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatch(/could not fetch the manifest .*ECONNREFUSED/);

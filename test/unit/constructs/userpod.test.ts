@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderStartObjects, renderTokenSecret, renderUserPod, USER_STORAGE_SIZE, type UserPodRequest } from '../../../src/compose/user-pods.ts';
-import { ownerFromLabels, podAge, podNameCandidates, podNameProblem, userIdProblem, userPodSelector, userStorageName } from '../../../src/model/user-pods.ts';
+import fc from 'fast-check';
+import { legacyUserStorageName, ownerFromLabels, podAge, podNameCandidates, podNameProblem, userIdProblem, userPodSelector, userStorageName } from '../../../src/model/user-pods.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
@@ -50,7 +51,29 @@ describe('seed 004 naming', () => {
     expect(ownerFromLabels({ user: 'fred', domain: 'dtu.dk' })).toBe('fred@dtu.dk');
     expect(ownerFromLabels({ user: 'fred', domain: '' })).toBe('fred');
     expect(userPodSelector('fred@dtu.dk')).toBe('user=fred,domain=dtu.dk');
-    expect(userStorageName('fred@dtu.dk')).toBe('user-storage-fred-dtu-dk');
+  });
+  it('the storage is user-storage-<readable user>-<hash of the exact id>: two ids that differ only in ".", "-" or "@" get two PVs', () => {
+    expect(userStorageName('fred@dtu.dk')).toBe('user-storage-fred-dtu-dk-c42fa9eb0842');
+    // The seed's name gave these two users one PV (and one user's delete_all_user the other's storage).
+    expect(legacyUserStorageName('anne-marie@ku.dk')).toBe(legacyUserStorageName('anne.marie@ku.dk'));
+    expect(userStorageName('anne-marie@ku.dk')).not.toBe(userStorageName('anne.marie@ku.dk'));
+    expect(userStorageName('Anne@ku.dk')).not.toBe(userStorageName('anne@ku.dk'));
+    // Long ids still give a DNS label that fits the `name` label (63).
+    const long = `${'a'.repeat(63)}@${'b.'.repeat(31)}b`;
+    expect(userIdProblem(long)).toBeUndefined();
+    expect(userStorageName(long)).toMatch(/^user-storage-a{37}-[0-9a-f]{12}$/);
+  });
+  it('storage names are injective DNS labels for any valid user id', () => {
+    const part = fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,20}[A-Za-z0-9])?$/);
+    const userId = fc.tuple(part, fc.option(part, { nil: undefined })).map(([n, d]) => (d === undefined ? n : `${n}@${d}`));
+    fc.assert(
+      fc.property(userId, userId, (a, b) => {
+        expect(userStorageName(a)).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+        if (a !== b) expect(userStorageName(a)).not.toBe(userStorageName(b));
+      }),
+    );
+    // The collisions the seed's naming had, on purpose.
+    for (const [a, b] of [['a-b@c.d', 'a.b@c.d'], ['a@b-c', 'a@b.c'], ['a-b', 'a@b'], ['x_y@z', 'x-y@z']]) expect(userStorageName(a!)).not.toBe(userStorageName(b!));
   });
   it('a user id must fit the user/domain labels, and a pod name a DNS label short enough for <pod>-ingress', () => {
     expect(userIdProblem('fred@dtu.dk')).toBeUndefined();
@@ -104,7 +127,7 @@ describe('seed 004 create_pod: the pod from the manifest with the user\'s settin
   it('the sciencedata volume points at the user\'s storage claim; other volumes stay', () => {
     expect((pod as Any).spec.volumes).toEqual([
       { name: 'software', persistentVolumeClaim: { claimName: 'software-ro' } },
-      { name: 'sciencedata', persistentVolumeClaim: { claimName: 'user-storage-fred-dtu-dk' } },
+      { name: 'sciencedata', persistentVolumeClaim: { claimName: 'user-storage-fred-dtu-dk-c42fa9eb0842' } },
     ]);
   });
   it('keeps the manifest spec verbatim otherwise (quantities, fields the 1.27 classes do not type)', () => {
@@ -125,18 +148,18 @@ describe('seed 004 create_pod: the pod from the manifest with the user\'s settin
   it('the user\'s storage: an NFS PV at <nfsStorageRoot>/<user_id> on the silo, pre-bound to the PVC of the same name', () => {
     const pv = storage.find((o) => o.kind === 'PersistentVolume') as Any;
     const pvc = storage.find((o) => o.kind === 'PersistentVolumeClaim') as Any;
-    expect(pv.metadata.name).toBe('user-storage-fred-dtu-dk');
+    expect(pv.metadata.name).toBe('user-storage-fred-dtu-dk-c42fa9eb0842');
     expect(pv.metadata.namespace).toBeUndefined();
-    expect(pv.metadata.labels).toMatchObject({ name: 'user-storage-fred-dtu-dk', user: 'fred', domain: 'dtu.dk', server: '10.0.0.20' });
+    expect(pv.metadata.labels).toMatchObject({ name: 'user-storage-fred-dtu-dk-c42fa9eb0842', user: 'fred', domain: 'dtu.dk', server: '10.0.0.20' });
     expect(pv.spec).toMatchObject({
       accessModes: ['ReadWriteMany'],
       persistentVolumeReclaimPolicy: 'Retain',
       nfs: { server: '10.0.0.20', path: '/tank/storage/fred@dtu.dk' },
-      claimRef: { namespace: 'sciencedata', name: 'user-storage-fred-dtu-dk', kind: 'PersistentVolumeClaim' },
+      claimRef: { namespace: 'sciencedata', name: 'user-storage-fred-dtu-dk-c42fa9eb0842', kind: 'PersistentVolumeClaim' },
       capacity: { storage: USER_STORAGE_SIZE },
     });
-    expect(pvc.metadata).toMatchObject({ name: 'user-storage-fred-dtu-dk', namespace: 'sciencedata' });
-    expect(pvc.spec).toMatchObject({ volumeName: 'user-storage-fred-dtu-dk', accessModes: ['ReadWriteMany'], resources: { requests: { storage: USER_STORAGE_SIZE } } });
+    expect(pvc.metadata).toMatchObject({ name: 'user-storage-fred-dtu-dk-c42fa9eb0842', namespace: 'sciencedata' });
+    expect(pvc.spec).toMatchObject({ volumeName: 'user-storage-fred-dtu-dk-c42fa9eb0842', accessModes: ['ReadWriteMany'], resources: { requests: { storage: USER_STORAGE_SIZE } } });
   });
   it('a pod that does not mount sciencedata gets no storage', () => {
     const m = structuredClone(manifest) as Any;

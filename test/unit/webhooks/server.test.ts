@@ -94,6 +94,68 @@ describe('SPEC §2.1 webhook server: HTTPS on the cert dir, upstream paths', () 
     expect(JSON.parse(res.text).response).toEqual({ uid: 'u3', allowed: false, status: { code: 400, message: 'object is not a JSON object' } });
   });
 
+  it('a malformed AdmissionReview is never a 500: with a uid, a 400 AdmissionReview answer; without, an HTTP 400', async () => {
+    const good = { uid: 'u9', name: 'ada', operation: 'UPDATE', userInfo: { username: 'bob', groups: ['g'] }, object: tenant('ada'), oldObject: tenant('ada') };
+    // Too deep for JSON.stringify here: spliced in as text.
+    const deep = `{"apiVersion":"crownlabs.polito.it/v1alpha2","kind":"Tenant","metadata":{"name":"ada"},"spec":${'{"x":'.repeat(100_000)}{}${'}'.repeat(100_000)}}`;
+    const answered: [string, Record<string, unknown>, RegExp][] = [
+      ['groups not a list', { ...good, userInfo: { username: 'bob', groups: 'system:masters' } }, /request.userInfo.groups is not a list/],
+      ['groups with a non-string', { ...good, userInfo: { username: 'bob', groups: [1] } }, /request.userInfo.groups is not a list/],
+      ['username not a string', { ...good, userInfo: { username: ['bob'] } }, /request.userInfo.username is not a string/],
+      ['a huge username', { ...good, userInfo: { username: 'b'.repeat(1 << 20) } }, /request.userInfo.username is not a string of at most 4096/],
+      ['extra not a map of lists', { ...good, userInfo: { username: 'bob', extra: { a: 'b' } } }, /request.userInfo.extra/],
+      ['an unknown operation', { ...good, operation: 'PATCH' }, /request.operation is not one of/],
+      ['a huge name', { ...good, name: 'a'.repeat(1 << 20) }, /request.name is not a string of at most 253/],
+      ['the kind of another object', { ...good, kind: { group: '', version: 'v1', kind: 'Pod' } }, /not a crownlabs.polito.it Tenant/],
+      ['an object that is not a Tenant', { ...good, object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ada' } } }, /object is v1 Secret, not a crownlabs.polito.it Tenant/],
+      ['an object nested 100 000 deep', { ...good, object: 'DEEP', oldObject: 'DEEP' }, /nested deeper than 64 levels/],
+      ['dryRun not a boolean', { ...good, dryRun: 'yes' }, /request.dryRun is not a boolean/],
+    ];
+    for (const path of [MUTATE_PATH, VALIDATE_PATH]) {
+      for (const [what, request, message] of answered) {
+        const res = await post(server.port, first.caPem, path, admissionReview(request).replaceAll('"DEEP"', deep));
+        expect(res.code, `${path}: ${what}`).toBe(200);
+        const response = JSON.parse(res.text).response;
+        expect(response, `${path}: ${what}`).toMatchObject({ uid: 'u9', allowed: false, status: { code: 400 } });
+        expect(response.status.message, `${path}: ${what}`).toMatch(message);
+        expect(response.status.message.length).toBeLessThan(2048);
+      }
+    }
+    const unanswerable: [string, string, RegExp][] = [
+      ['a request that is a list', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: [] }), /has no request/],
+      ['a uid that is not a string', admissionReview({ uid: 7, operation: 'CREATE' }), /request.uid is missing/],
+      ['a huge uid', admissionReview({ uid: 'u'.repeat(1 << 20), operation: 'CREATE' }), /request.uid is longer than 128/],
+      ['a body that is a string', JSON.stringify('AdmissionReview'), /body is not a JSON object/],
+    ];
+    for (const [what, body, message] of unanswerable) {
+      const res = await post(server.port, first.caPem, MUTATE_PATH, body);
+      expect([res.code, what]).toEqual([400, what]);
+      expect(res.text).toMatch(message);
+      expect(res.text.length).toBeLessThan(2048);
+    }
+  });
+
+  for (const chunked of [false, true]) {
+    it(`a body over the cap (8 MiB) ${chunked ? 'chunked' : 'with Content-Length'}: the client reads 413, then the connection closes`, async () => {
+      const size = 8 * 1024 * 1024 + 4096;
+      const res = await new Promise<{ code: number; connection?: string; text: string }>((resolve, reject) => {
+        const headers: Record<string, string | number> = { 'Content-Type': 'application/json', ...(chunked ? {} : { 'Content-Length': size }) };
+        const req = https.request({ host: '127.0.0.1', port: server.port, path: MUTATE_PATH, method: 'POST', ca: first.caPem, agent: false, headers }, (r) => {
+          let text = '';
+          r.on('data', (c: Buffer) => (text += c.toString()));
+          r.on('end', () => resolve({ code: r.statusCode ?? 0, connection: r.headers.connection, text }));
+        });
+        req.on('error', reject);
+        const body = Buffer.alloc(size, ' ');
+        if (chunked) {
+          for (let i = 0; i < size; i += 64 * 1024) req.write(body.subarray(i, i + 64 * 1024));
+          req.end();
+        } else req.end(body);
+      });
+      expect(res).toEqual({ code: 413, connection: 'close', text: `request body larger than ${8 * 1024 * 1024} bytes\n` });
+    });
+  }
+
   it('a rotated certificate in the cert dir is served without a restart', async () => {
     const second = await makeServingCert(path.join(dir, 'ca2'));
     const body = admissionReview({ uid: 'u4', name: 'ada', operation: 'CREATE', userInfo: {}, object: tenant('ada') });

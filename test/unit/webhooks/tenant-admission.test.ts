@@ -162,9 +162,15 @@ describe('SPEC §6.1 mutating webhook: the target label', () => {
     }
   });
 
-  it('an UPDATE whose old object is unreadable is an error (500), as upstream', () => {
+  it('an UPDATE whose old object is unreadable is a malformed request: 400 (upstream answers 500)', () => {
     const res = mutateTenant({ ...request('UPDATE', tenant('ada'), undefined, 'bob') }, config);
-    expect(res).toMatchObject({ allowed: false, status: { code: 500, message: 'oldObject is empty' } });
+    expect(res).toMatchObject({ allowed: false, status: { code: 400, message: 'oldObject is empty' } });
+  });
+  it('an object that is not a Tenant is 400', () => {
+    for (const object of [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' } }, { apiVersion: 'other.example/v1', kind: 'Tenant', metadata: { name: 'a' } }, { kind: 'Tenant', metadata: { name: 7 } }]) {
+      const res = mutateTenant({ uid: 'u', name: 'a', operation: 'CREATE', userInfo: {}, object }, config);
+      expect(res, JSON.stringify(object)).toMatchObject({ allowed: false, status: { code: 400 } });
+    }
   });
 });
 
