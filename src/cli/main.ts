@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerBastion } from './bastion.ts';
 import { registerController } from './controller.ts';
+import { registerDiff } from './diff.ts';
 import { registerGitops } from './gitops.ts';
 import { registerImageList } from './imagelist.ts';
 import { registerManifests } from './manifests.ts';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerImageList(program);
   registerBastion(program);
   registerController(program);
+  registerDiff(program);
   registerUserPodsApi(program);
   registerManifests(program);
   return program;

@@ -6,6 +6,7 @@
 import type { KubeObject } from '../api/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
 import { FIELD_MANAGER, type ControllerContext } from './context.ts';
+import type { Caches } from './caches.ts';
 import type { CachedObject } from './informer.ts';
 import { isNotFound, type KubeClient } from './kube-client.ts';
 import { firstDifference, liveHoldsRendered } from './live-compare.ts';
@@ -71,22 +72,35 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
       out.errors.push({ object: id, error: e as Error });
     }
   }
+  for (const child of pruneCandidates(ctx.caches, parent, owner, wanted)) {
+    try {
+      await ctx.client.request('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {
+        query: { propagationPolicy: 'Background' },
+      });
+      out.pruned++;
+      ctx.metrics.prunes.inc({ kind: child.kind });
+    } catch (e) {
+      if (!isNotFound(e)) out.errors.push({ object: objectId(child), error: e as Error });
+    }
+  }
+  return out;
+}
+
+/**
+ * What applySet prunes for a parent: the cached objects labelled with the parent's id AND owned by
+ * it (its uid in their ownerReferences) that are not in `wanted` (`objectId`s) and not being
+ * deleted. `crownlabs diff` lists the same objects.
+ */
+export function pruneCandidates(caches: Pick<Caches, 'children'>, parent: ParentRef, owner: Pick<CachedObject, 'metadata'>, wanted: ReadonlySet<string>): CachedObject[] {
   const uid = owner.metadata.uid;
   const pid = parentId(parent);
-  for (const inf of new Set(ctx.caches.children.values())) {
+  const out: CachedObject[] = [];
+  for (const inf of new Set(caches.children.values())) {
     for (const child of inf.byParentId(pid)) {
       if (wanted.has(objectId(child)) || child.metadata.deletionTimestamp) continue;
       // Never an object we do not own, even when it carries our labels.
       if (!(child.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) continue;
-      try {
-        await ctx.client.request('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {
-          query: { propagationPolicy: 'Background' },
-        });
-        out.pruned++;
-        ctx.metrics.prunes.inc({ kind: child.kind });
-      } catch (e) {
-        if (!isNotFound(e)) out.errors.push({ object: objectId(child), error: e as Error });
-      }
+      out.push(child);
     }
   }
   return out;

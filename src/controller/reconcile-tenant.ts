@@ -34,11 +34,8 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   if (!tenant) throw new Error(`Tenant ${name} failed validation`);
   const personalNs = tenantNamespaceName(name);
 
-  // Keep-alive (SPEC §5.3 step 5): a missing lastLogin counts as the zero time.
-  const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
-  const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + ctx.tenantNsKeepAliveMs;
   const instanceCount = ctx.caches.instances.byIndex('namespace', personalNs).length;
-  const keep = !(ctx.now() > expiresAt && instanceCount === 0);
+  const { keep, expiresAt } = personalNamespaceKeepAlive(tenant, instanceCount, ctx.now(), ctx.tenantNsKeepAliveMs);
 
   const parent: ParentRef = { kind: 'Tenant', name };
   const unit = compose(inv, ctx.config, {
@@ -98,16 +95,26 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
 }
 
 /**
+ * Keep-alive of a personal namespace (SPEC §5.3 step 5): kept until `lastLogin` + keep-alive, and
+ * while it holds Instances. A missing lastLogin counts as the zero time.
+ */
+export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number, now: number, keepAliveMs: number): { keep: boolean; expiresAt: number } {
+  const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
+  const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + keepAliveMs;
+  return { keep: !(now > expiresAt && instanceCount === 0), expiresAt };
+}
+
+/**
  * The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (SPEC §5.4 row 9);
  * until it is bound, the configured share if the operator set one (as when rendering from files).
  * Tenant and Instance reconciles both use it, so an Instance mounts what its tenant's
  * mydrive-info says.
  */
-export function myDriveShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
+export function myDriveShare(ctx: Pick<ControllerContext, 'caches' | 'config'>, tenant: Tenant): NfsShare | undefined {
   return boundShare(ctx, tenant) ?? nfsShareFromConfig(ctx.config, tenant.metadata.name);
 }
 
-function boundShare(ctx: ControllerContext, tenant: Tenant): NfsShare | undefined {
+function boundShare(ctx: Pick<ControllerContext, 'caches' | 'config'>, tenant: Tenant): NfsShare | undefined {
   const pvc = ctx.caches.child('v1', 'PersistentVolumeClaim')?.get(ctx.config.mydrivePvcsNamespace, myDrivePvcName(tenant.metadata.name));
   const status = pvc?.status as { phase?: string } | undefined;
   const volumeName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;

@@ -1,0 +1,251 @@
+/**
+ * What the apply-controller would do to the cluster, without doing it (`crownlabs diff`). The same
+ * steps as a reconcile, for every parent at once: the controller's caches (read once, not watched)
+ * give the inputs and the live children; compose renders with the controller's options (bound
+ * MyDrive PV, personal-namespace keep-alive); each rendered object the controller would apply
+ * (applySet: owner reference to the live parent, skipped when the live object already holds it)
+ * goes to the server as a dry-run apply (field manager `crownlabs-composer`, force), and the
+ * answer is compared with the live object; applySet's prune candidates are listed as prunes.
+ */
+import { Inventory } from '../api/inventory.ts';
+import type { Problem } from '../api/problems.ts';
+import type { InputObject, Instance, KubeObject, Tenant } from '../api/types.ts';
+import { compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { FROZEN_TEMPLATE_ANNOTATION } from '../model/instance-plan.ts';
+import { parentKey } from '../model/labels.ts';
+import { tenantNamespaceName } from '../model/naming.ts';
+import { objectId, pruneCandidates, serverSideApply, withOwner } from './apply-set.ts';
+import { Caches } from './caches.ts';
+import type { CachedObject, Informer } from './informer.ts';
+import { isNotFound, KubeApiError, type KubeClient } from './kube-client.ts';
+import { liveHoldsRendered } from './live-compare.ts';
+import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
+import { myDriveShare, personalNamespaceKeepAlive } from './reconcile-tenant.ts';
+
+export interface ObjectDiff extends ObjectChange {
+  /** The live object (managedFields left out); undefined for a create. */
+  live?: Obj;
+  /** The dry-run answer (managedFields left out); undefined for a prune. */
+  merged?: Obj;
+}
+
+export interface DiffResult {
+  changes: ObjectDiff[];
+  unchanged: number;
+  /** Objects whose GET or dry-run failed (`Kind/ns/name: message`). */
+  errors: string[];
+  /** Inputs the controller would skip or fail (printed; errors when the inputs are files). */
+  problems: Problem[];
+}
+
+export interface DiffOptions {
+  client: KubeClient;
+  config: ComposerConfig;
+  /** Inputs read from files; undefined: the CrownLabs resources in the cluster, as the controller reads them. */
+  files?: Inventory;
+  /** Which rendered or live objects are compared (namespace, label selector); default all. */
+  include?: (o: { kind: string; metadata: { namespace?: string; labels?: Record<string, string> } }) => boolean;
+  /** `--tenant-ns-keep-alive` of the controller. */
+  keepAliveMs: number;
+  now?: number;
+  /** Objects compared at once (each is a GET and a dry-run apply). */
+  concurrency?: number;
+}
+
+/** The controller's caches listed once: resolves when every informer has listed, rejects at the first failure. */
+export async function readClusterOnce(client: KubeClient, problems: Problem[] = []): Promise<Caches> {
+  let fail!: (e: Error) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const caches = new Caches(client, {
+    onError: (kind, err) =>
+      fail(new Error(err instanceof KubeApiError && err.code === 404 ? `the server does not serve ${kind} (is its CRD installed?)` : `cannot list ${kind}: ${err.message}`)),
+    onInvalid: (obj, ps) => {
+      for (const p of ps) problems.push({ ...p, severity: 'warning', message: `ignored by the controller: ${p.message}` });
+    },
+  });
+  caches.start();
+  try {
+    await Promise.race([caches.synced(), failed]);
+  } finally {
+    caches.stop();
+  }
+  return caches;
+}
+
+export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult> {
+  const { client, config } = opts;
+  const include = opts.include ?? (() => true);
+  const now = opts.now ?? Date.now();
+  const problems: Problem[] = [];
+  const caches = await readClusterOnce(client, problems);
+  const inventory = opts.files ? asReconciled(opts.files, caches) : caches.inventory;
+
+  const instancesIn = (ns: string) =>
+    opts.files ? [...inventory.instances.values()].filter((i) => i.metadata.namespace === ns).length : caches.instances.list().filter((i) => i.metadata.namespace === ns).length;
+  const composition = compose(inventory, config, {
+    myDriveShare: (t) => myDriveShare({ caches, config }, t),
+    keepPersonalNamespace: (t: Tenant) => personalNamespaceKeepAlive(t, instancesIn(tenantNamespaceName(t.metadata.name)), now, opts.keepAliveMs).keep,
+  });
+  // From the cluster, a parent that does not render is one the controller fails (and changes nothing for).
+  problems.push(...composition.problems.map((p) => (opts.files ? p : { ...p, severity: 'warning' as const })));
+
+  interface Planned {
+    unit: RenderUnit;
+    owner?: CachedObject;
+    objects: KubeObject[];
+  }
+  const planned: Planned[] = [];
+  for (const unit of composition.units) {
+    const owner = liveParent(caches, unit);
+    if (owner?.metadata.deletionTimestamp) continue; // the controller leaves it: its children are garbage-collected
+    if (unit.parent.kind === 'InstanceSnapshot' && ['Completed', 'Failed'].includes(String((owner?.status as { phase?: string } | undefined)?.phase))) continue;
+    const rendered = renderUnit(unit);
+    planned.push({ unit, owner, objects: owner ? withOwner(rendered, owner) : rendered });
+  }
+  const renderedNamespaces = new Set(planned.flatMap((p) => p.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)));
+
+  const tasks: { id: string; run: () => Promise<ObjectDiff | undefined> }[] = [];
+  const prunes: ObjectDiff[] = [];
+  for (const p of planned) {
+    // Namespaces first, as applySet: the objects inside them need them.
+    const ordered = [...p.objects.filter((o) => o.kind === 'Namespace'), ...p.objects.filter((o) => o.kind !== 'Namespace')];
+    for (const obj of ordered) {
+      if (!include(obj)) continue;
+      // A snapshot's Job is created once (its tag is the controller's clock) and never re-applied.
+      const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces) : () => compareRendered(client, caches, obj, renderedNamespaces);
+      tasks.push({ id: objectId(obj), run });
+    }
+    // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
+    if (p.owner && p.unit.parent.kind !== 'InstanceSnapshot') {
+      const wanted = new Set(p.objects.map(objectId));
+      for (const child of pruneCandidates(caches, p.unit.parent, p.owner, wanted)) {
+        if (!include(child)) continue;
+        prunes.push({
+          id: objectId(child),
+          kind: child.kind,
+          action: 'prune',
+          paths: [],
+          takeover: [],
+          danger: pruneReason(child.kind),
+          live: withoutManagedFields(child as Obj),
+          note: `owned by ${parentKey(p.unit.parent)}, no longer rendered`,
+        });
+      }
+    }
+  }
+
+  // A few objects at a time: each is a GET and a dry-run apply (the client's rate limit applies).
+  const results: ({ ok: ObjectDiff | undefined } | { error: string })[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      try {
+        results[i] = { ok: await tasks[i].run() };
+      } catch (e) {
+        results[i] = { error: `${tasks[i].id}: ${errorMessage(e)}` };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+
+  const changes: ObjectDiff[] = [];
+  const errors: string[] = [];
+  let unchanged = 0;
+  for (const r of results) {
+    if ('error' in r) errors.push(r.error);
+    else if (r.ok) changes.push(r.ok);
+    else unchanged++;
+  }
+  return { changes: [...changes, ...prunes], unchanged, errors, problems };
+}
+
+function errorMessage(e: unknown): string {
+  if (e instanceof KubeApiError) {
+    const msg = (e.body as { message?: string } | undefined)?.message;
+    return `${e.code}${msg ? ` ${msg}` : ''}`;
+  }
+  return (e as Error).message;
+}
+
+/** The live parent of a set, from the controller's caches. */
+function liveParent(caches: Caches, unit: RenderUnit): CachedObject | undefined {
+  const p = unit.parent;
+  const inf: Informer | undefined = { Instance: caches.instances, Tenant: caches.tenants, Workspace: caches.workspaces, InstanceSnapshot: caches.snapshots }[p.kind as string];
+  return inf?.get(p.namespace, p.name);
+}
+
+/**
+ * Inputs from files as the controller would see them once applied: an Instance that exists keeps
+ * its UID (paths, URLs and cookie secrets derive from it) and the Template spec the controller
+ * froze on it; Namespaces and Secrets the files do not describe are the live ones.
+ */
+export function asReconciled(files: Inventory, caches: Pick<Caches, 'instances' | 'inventory'>): Inventory {
+  const out = new Inventory();
+  for (const obj of files.allObjects()) {
+    let o: InputObject = obj;
+    if (obj.kind === 'Instance') {
+      const live = caches.instances.get(obj.metadata.namespace, obj.metadata.name);
+      if (live) {
+        const frozen = live.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION];
+        const annotations = { ...obj.metadata.annotations };
+        if (frozen && !annotations[FROZEN_TEMPLATE_ANNOTATION]) annotations[FROZEN_TEMPLATE_ANNOTATION] = frozen;
+        o = { ...obj, metadata: { ...obj.metadata, uid: live.metadata.uid, annotations } } as Instance;
+      }
+    }
+    out.upsert(o, files.sourceOf(obj));
+  }
+  for (const ns of caches.inventory.namespaces.values()) if (!out.namespaces.has(ns.metadata.name)) out.upsert(ns);
+  for (const [key, s] of caches.inventory.secrets) if (!out.secrets.has(key)) out.upsert(s);
+  return out;
+}
+
+/** A rendered object the controller only creates: undefined when it exists. */
+async function createOnly(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>): Promise<ObjectDiff | undefined> {
+  if (caches.liveOf(obj)) return undefined;
+  try {
+    await client.request('GET', client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name));
+    return undefined;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  return compareRendered(client, caches, obj, renderedNamespaces);
+}
+
+/** One rendered object: undefined when the controller would leave it as it is. */
+async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>): Promise<ObjectDiff | undefined> {
+  const id = objectId(obj);
+  const base = { id, kind: obj.kind, paths: [] as string[], takeover: [] as string[] };
+  // applySet skips what its cache already holds (managedFields are not cached: read below).
+  const cached = caches.liveOf(obj);
+  if (cached && !cached.metadata.deletionTimestamp && liveHoldsRendered(obj, cached)) return undefined;
+  let live: Obj | undefined;
+  try {
+    live = await client.request<Obj>('GET', client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name));
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  if (live?.metadata.deletionTimestamp) {
+    return { ...base, action: 'create', merged: obj as Obj, note: 'the live object is being deleted: the controller re-creates it once it is gone' };
+  }
+  if (live && liveHoldsRendered(obj, live)) return undefined;
+  let merged: Obj;
+  let note: string | undefined;
+  try {
+    merged = (await serverSideApply(client, obj, { dryRun: true })) as Obj;
+  } catch (e) {
+    // Its namespace is rendered too but not there yet: the server cannot dry-run inside it.
+    const missingNs = e instanceof KubeApiError && e.code === 404 && (e.body as { details?: { kind?: string } } | undefined)?.details?.kind === 'namespaces';
+    if (!live && missingNs && obj.metadata.namespace && renderedNamespaces.has(obj.metadata.namespace)) {
+      merged = obj as Obj;
+      note = `namespace ${obj.metadata.namespace} is created first: shown as rendered, without the server's defaults`;
+    } else throw e;
+  }
+  const l = withoutManagedFields(live);
+  const m = withoutManagedFields(merged);
+  if (!l) return { ...base, action: 'create', merged: m, note };
+  const paths = changedPaths(l, m);
+  if (paths.length === 0) return undefined;
+  return { ...base, action: 'change', live: l, merged: m, paths, danger: restartReason(l, m), takeover: takeoverManagers(live) };
+}
