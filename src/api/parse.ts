@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
+import { fileType, readInputFile } from './input-file.ts';
 import { pointerSegments, type Problem } from './problems.ts';
 import { SchemaValidator } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
@@ -21,6 +22,13 @@ export interface SourcedObject {
   source: Source;
 }
 
+export interface ReadOptions {
+  /** Shown file names are relative to it (default: the working folder). */
+  cwd?: string;
+  /** Most bytes one input file may hold (config `inputMaxFileSize`; default 16 MiB). */
+  maxFileBytes?: number;
+}
+
 export interface ParsedInput {
   objects: SourcedObject[];
   problems: Problem[];
@@ -36,49 +44,93 @@ function crownlabsValidator(): SchemaValidator {
   return validator;
 }
 
-/** Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. */
+/**
+ * Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. Only regular
+ * files are read: a FIFO, device or socket named on the command line is an error, one found in a
+ * folder is skipped with a warning; a folder reached again through a symbolic link is not read twice.
+ */
 export function expandInputPaths(paths: readonly string[]): { files: string[]; problems: Problem[] } {
   const files: string[] = [];
   const problems: Problem[] = [];
-  const walk = (p: string, explicit: boolean) => {
+  // Files and folders by device and inode (bigint: inode numbers may exceed 2^53).
+  const seenFiles = new Set<string>();
+  const walked = new Set<string>();
+  const walk = (p: string, explicit: boolean, ancestors: readonly string[]) => {
     let st;
     try {
-      st = statSync(p);
-    } catch {
-      problems.push({ severity: 'error', file: p, message: 'no such file or folder' });
+      st = statSync(p, { bigint: true });
+    } catch (err) {
+      // In a folder, only what would be read (a YAML/JSON name) is an error.
+      const error = explicit || YAML_EXTENSIONS.has(extname(p));
+      problems.push({ severity: error ? 'error' : 'warning', file: p, message: `${statFailure(p, err as NodeJS.ErrnoException)}${error ? '' : ': skipped'}` });
       return;
     }
+    const id = `${st.dev}:${st.ino}`;
     if (st.isDirectory()) {
-      for (const entry of readdirSync(p).sort()) {
+      if (ancestors.includes(id)) {
+        problems.push({ severity: 'warning', file: p, message: 'symbolic link loop (this folder is inside itself): skipped' });
+        return;
+      }
+      if (walked.has(id)) return;
+      walked.add(id);
+      let entries: string[];
+      try {
+        entries = readdirSync(p).sort();
+      } catch (err) {
+        problems.push({ severity: 'error', file: p, message: `cannot read folder: ${(err as Error).message}` });
+        return;
+      }
+      for (const entry of entries) {
         if (entry.startsWith('.')) continue;
-        walk(join(p, entry), false);
+        walk(join(p, entry), false, [...ancestors, id]);
       }
     } else if (explicit || YAML_EXTENSIONS.has(extname(p))) {
-      files.push(p);
+      if (!st.isFile()) {
+        problems.push({ severity: explicit ? 'error' : 'warning', file: p, message: `not a regular file (${fileType(st)}): ${explicit ? 'not read' : 'skipped'}` });
+      } else if (!seenFiles.has(id)) {
+        seenFiles.add(id);
+        files.push(p);
+      }
     }
   };
-  for (const p of paths) walk(p, true);
-  return { files: [...new Set(files)], problems };
+  for (const p of paths) walk(p, true, []);
+  return { files, problems };
+}
+
+function statFailure(p: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ELOOP') return 'symbolic link loop';
+  if (err.code !== 'ENOENT') return `cannot read: ${err.message}`;
+  try {
+    lstatSync(p);
+    return 'broken symbolic link (its target does not exist)';
+  } catch {
+    return 'no such file or folder';
+  }
 }
 
 /** Reads, parses and validates input files and folders. Every problem is collected. */
-export function readInputs(paths: readonly string[], cwd = process.cwd()): ParsedInput {
+export function readInputs(paths: readonly string[], options: ReadOptions = {}): ParsedInput {
   const { files, problems } = expandInputPaths(paths);
+  const cwd = options.cwd ?? process.cwd();
   const objects: SourcedObject[] = [];
   for (const file of files) {
-    const shown = relative(cwd, file) || file;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      problems.push({ severity: 'error', file: shown, message: `cannot read: ${(err as Error).message}` });
-      continue;
-    }
-    const parsed = parseInputText(text, shown);
+    const parsed = parseInputFile(file, relative(cwd, file) || file, options);
     objects.push(...parsed.objects);
     problems.push(...parsed.problems);
   }
   return { objects, problems, files };
+}
+
+/**
+ * Reads and parses one input file, shown in problems as `shown`. `missing` tells a file that is
+ * not there (any more) from one that cannot be read.
+ */
+export function parseInputFile(file: string, shown: string, options: ReadOptions = {}): { objects: SourcedObject[]; problems: Problem[]; missing?: true } {
+  const read = readInputFile(file, options.maxFileBytes);
+  if (!read.ok) {
+    return { objects: [], problems: [{ severity: 'error', file: shown, message: read.message }], ...(read.reason === 'missing' ? { missing: true as const } : {}) };
+  }
+  return parseInputText(read.text, shown);
 }
 
 /**

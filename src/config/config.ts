@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { readInputFile } from '../api/input-file.ts';
 import type { Problem } from '../api/problems.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
 import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from './keys.ts';
@@ -11,6 +11,8 @@ export interface LabelSelector {
 
 /** The validated configuration every part of the composer reads. */
 export interface ComposerConfig {
+  /** Bytes. */
+  inputMaxFileSize: number;
   websiteBaseUrl: string;
   instancesAuthUrl: string;
   namespaceWhitelist: Record<string, string>;
@@ -93,6 +95,9 @@ export function defaultConfig(): ComposerConfig {
   return out as unknown as ComposerConfig;
 }
 
+/** The config file is small; a FIFO, device or huge file given as --config is refused. */
+const CONFIG_MAX_BYTES = 2 ** 20;
+
 /** Merges defaults < file < environment < flags, validating every value. */
 export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfig; problems: Problem[] } {
   const problems: Problem[] = [];
@@ -105,10 +110,14 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
   };
   if (sources.file) {
     let fileValues: unknown;
-    try {
-      fileValues = parseYaml(readFileSync(sources.file, 'utf8'));
-    } catch (err) {
-      problems.push({ severity: 'error', file: sources.file, message: `cannot read config: ${firstLine((err as Error).message)}` });
+    const read = readInputFile(sources.file, CONFIG_MAX_BYTES, 'the config file limit');
+    if (!read.ok) problems.push({ severity: 'error', file: sources.file, message: `cannot read config: ${read.message}` });
+    else {
+      try {
+        fileValues = parseYaml(read.text);
+      } catch (err) {
+        problems.push({ severity: 'error', file: sources.file, message: `cannot read config: ${firstLine((err as Error).message)}` });
+      }
     }
     if (fileValues !== undefined && fileValues !== null) {
       if (typeof fileValues !== 'object' || Array.isArray(fileValues)) {
@@ -153,6 +162,11 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
       const s = typeof raw === 'number' ? String(raw) : raw;
       return typeof s === 'string' && QUANTITY_PATTERN.test(s) ? { value: s } : { error: 'must be a Kubernetes quantity (e.g. 25, 50G, 1Gi)' };
     }
+    case 'bytes': {
+      const m = typeof raw === 'string' ? BYTES.exec(raw.trim()) : null;
+      const n = typeof raw === 'number' ? raw : m ? Number(m[1]) * BYTE_UNITS[m[2] ?? ''] : NaN;
+      return Number.isSafeInteger(n) && n >= 1 && n <= MAX_BYTES ? { value: n } : { error: 'must be a whole number of bytes from 1 to 1Gi, with an optional suffix Ki, Mi, Gi, k, M or G (e.g. 16Mi)' };
+    }
     case 'enum':
       return typeof raw === 'string' && def.enumValues?.includes(raw)
         ? { value: raw }
@@ -192,6 +206,10 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
     }
   }
 }
+
+const BYTES = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/;
+const BYTE_UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
+const MAX_BYTES = 2 ** 30;
 
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
