@@ -5,6 +5,7 @@ import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { fileType, readInputFile } from './input-file.ts';
 import { pointerSegments, type Problem } from './problems.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from './yaml-aliases.ts';
 import { SchemaValidator } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
 
@@ -134,12 +135,22 @@ export function parseInputFile(file: string, shown: string, options: ReadOptions
 }
 
 /**
+ * An anchor (`&name`) can only start a node: at the start of the text or after white space, a
+ * flow indicator or a flow `:`. Text without one has no aliases either (an alias to nothing fails).
+ */
+const MAY_HAVE_ANCHOR = /(?:^|[\s,[{:\uFEFF])&/;
+
+/**
  * Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded.
  * js-yaml (YAML 1.2 core schema, as the `yaml` package reads it) does the reading, several times
  * faster; the `yaml` package, which keeps source positions, parses the file again only when a
  * problem needs a line number, or when js-yaml cannot read it (to report the YAML error well).
+ * Text with anchors goes to the `yaml` package directly: js-yaml shares aliased values, and
+ * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
+ * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
 export function parseInputText(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
+  if (MAY_HAVE_ANCHOR.test(text)) return parseInputTextWithPositions(text, file);
   let values: unknown[];
   try {
     values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
@@ -178,25 +189,45 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  } catch (err) {
+    // The parser's own limits (e.g. nesting deeper than the stack).
+    problems.push({ severity: 'error', file, message: `malformed YAML: ${firstLine((err as Error).message)}` });
+    return { objects, problems };
+  }
   if (!Array.isArray(docs)) {
     // An empty stream parses to an EmptyStream; nothing to read.
     return { objects, problems };
   }
+  const aliasBudget = { remaining: MAX_ALIAS_VALUES };
   docs.forEach((doc, i) => {
     const document = i + 1;
-    const at = (offset: number | undefined) => {
-      if (offset === undefined) return {};
-      const pos = lineCounter.linePos(offset);
-      return { line: pos.line, column: pos.col };
-    };
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         problems.push({ severity: 'error', file, document, ...at(e.pos[0]), message: `malformed YAML: ${firstLine(e.message)}` });
       }
       return;
     }
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    let value: unknown;
+    try {
+      const aliasIssue = expandAliases(doc, aliasBudget);
+      if (aliasIssue) {
+        problems.push({ severity: 'error', file, document, ...at(aliasIssue.offset), message: aliasIssue.message });
+        return;
+      }
+      // Aliases are expanded and counted already.
+      value = doc.toJS({ maxAliasCount: -1 });
+    } catch (err) {
+      problems.push({ severity: 'error', file, document, ...at(doc.range?.[0]), message: `malformed YAML: ${firstLine((err as Error).message)}` });
+      return;
+    }
     if (value === null || value === undefined) return;
     const locateIn = (prefix: (string | number)[]) => (pointer: string) => locate(doc, lineCounter, [...prefix, ...pointerSegments(pointer)]);
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
