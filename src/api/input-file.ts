@@ -1,11 +1,14 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 
 /** Default of `inputMaxFileSize`: the most bytes one input file may hold. */
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 export interface ReadFailure {
-  reason: 'missing' | 'not-regular' | 'too-large' | 'unreadable';
+  reason: 'missing' | 'not-regular' | 'too-large' | 'unreadable' | 'invalid-utf8';
   message: string;
+  /** 1-based line of the problem, when it has one. */
+  line?: number;
 }
 
 export type ReadResult = { ok: true; text: string } | ({ ok: false } & ReadFailure);
@@ -16,8 +19,9 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants
 const CHUNK = 64 * 1024;
 
 /**
- * Reads one input file as text: only a regular file (a symbolic link is followed), at most
- * `maxBytes` bytes (`limitName` names that limit in messages). Anything else (FIFO, device, socket, folder) is refused without reading it.
+ * Reads one input file as UTF-8 text: only a regular file (a symbolic link is followed), at most
+ * `maxBytes` bytes (`limitName` names that limit in messages). Anything else (FIFO, device,
+ * socket, folder) is refused without reading it.
  */
 export function readInputFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES, limitName = 'inputMaxFileSize'): ReadResult {
   let fd: number;
@@ -42,12 +46,47 @@ export function readInputFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES, l
       if (total > maxBytes) return { ok: false, reason: 'too-large', message: tooLarge(undefined, maxBytes, limitName) };
     }
     const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+    // Decoding would silently turn bad bytes into U+FFFD.
+    if (!isUtf8(bytes)) {
+      const offset = firstInvalidUtf8(bytes);
+      return { ok: false, reason: 'invalid-utf8', line: lineAt(bytes, offset), message: `invalid UTF-8 at byte offset ${offset} (byte 0x${bytes[offset].toString(16).padStart(2, '0')})` };
+    }
     return { ok: true, text: bytes.toString('utf8') };
   } catch (err) {
     return { ok: false, reason: 'unreadable', message: `cannot read: ${(err as Error).message}` };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence); -1 if none.
+ */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const n = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (n === 0 || i + n >= b.length) return i; // not a lead byte, or truncated
+    // The second byte's range excludes overlong forms (E0, F0), surrogates (ED) and > U+10FFFF (F4).
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    if (b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (let k = 2; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+function lineAt(b: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (b[i] === 0x0a) line++;
+  return line;
 }
 
 function tooLarge(size: number | undefined, maxBytes: number, limitName: string): string {

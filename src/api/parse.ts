@@ -2,18 +2,25 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { fileType, readInputFile } from './input-file.ts';
 import { pointerSegments, type Problem } from './problems.ts';
-import { expandAliases, MAX_ALIAS_VALUES } from './yaml-aliases.ts';
-import { SchemaValidator } from './schema-validator.ts';
+import { SchemaValidator, UNKNOWN_FIELD } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from './yaml-aliases.ts';
 
 /** Where an input object came from, so problems about it can name the file, document and line. */
 export interface Source {
   file: string;
   /** 1-based document index within the file. */
   document: number;
+  /**
+   * Unknown fields are errors everywhere (input files). Without it (objects read from the API
+   * server) fields of core kinds and metadata unknown to the vendored schemas are let through:
+   * a newer server may have them, and ignoring its Namespaces would be worse.
+   */
+  strict?: boolean;
   /** Resolves a JSON pointer inside the object to a line/column of the file, when known. */
   locate?: (pointer: string) => { line: number; column: number } | undefined;
 }
@@ -40,8 +47,9 @@ const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 let validator: SchemaValidator | undefined;
-function crownlabsValidator(): SchemaValidator {
-  validator ??= new SchemaValidator(loadCrdVersions([CROWNLABS_CRD_PREFIX]));
+/** The CrownLabs CRDs and the core kinds of the input (Namespace, Secret). */
+function inputValidator(): SchemaValidator {
+  validator ??= new SchemaValidator([...loadCrdVersions([CROWNLABS_CRD_PREFIX]), ...CORE_INPUT_SCHEMAS]);
   return validator;
 }
 
@@ -129,7 +137,8 @@ export function readInputs(paths: readonly string[], options: ReadOptions = {}):
 export function parseInputFile(file: string, shown: string, options: ReadOptions = {}): { objects: SourcedObject[]; problems: Problem[]; missing?: true } {
   const read = readInputFile(file, options.maxFileBytes);
   if (!read.ok) {
-    return { objects: [], problems: [{ severity: 'error', file: shown, message: read.message }], ...(read.reason === 'missing' ? { missing: true as const } : {}) };
+    const problem: Problem = { severity: 'error', file: shown, ...(read.line ? { line: read.line } : {}), message: read.message };
+    return { objects: [], problems: [problem], ...(read.reason === 'missing' ? { missing: true as const } : {}) };
   }
   return parseInputText(read.text, shown);
 }
@@ -177,10 +186,10 @@ export function parseInputText(text: string, file: string): { objects: SourcedOb
       return at ? locate(at.doc, at.lineCounter, [...prefix, ...pointerSegments(pointer)]) : undefined;
     };
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
-      value.items.forEach((item, j) => checkObject(item, { file, document, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
+      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
       return;
     }
-    checkObject(value, { file, document, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
   });
   return { objects, problems };
 }
@@ -232,19 +241,20 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
     const locateIn = (prefix: (string | number)[]) => (pointer: string) => locate(doc, lineCounter, [...prefix, ...pointerSegments(pointer)]);
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => {
-        const src: Source = { file, document, locate: locateIn(['items', j]) };
+        const src: Source = { file, document, strict: true, locate: locateIn(['items', j]) };
         checkObject(item, src, problems, objects, `items[${j}]`);
       });
       return;
     }
-    checkObject(value, { file, document, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
   });
   return { objects, problems };
 }
 
 /**
- * Checks one object's envelope (apiVersion, kind, metadata) and, for CrownLabs kinds, its schema
- * (applying the CRD defaults in place). Used for files and for objects read from the API server.
+ * Checks one object's envelope (apiVersion, kind, metadata) and its schema (a CrownLabs kind's CRD,
+ * ./core-schemas.ts for Namespace and Secret), applying the CRD defaults in place. Used for files
+ * and for objects read from the API server.
  */
 export function checkObject(
   value: unknown,
@@ -308,10 +318,11 @@ export function checkObject(
       ok = false;
     }
   }
-  const v = crownlabsValidator();
+  const v = inputValidator();
   const crd = v.find(apiVersion, kind);
   if (crd) {
     for (const issue of v.validate(crd, value)) {
+      if (!source.strict && issue.message === UNKNOWN_FIELD && (crd.group === '' || issue.pointer.startsWith('/metadata/'))) continue;
       problems.push({ ...about, ...pos(issue.pointer), field: prefixed(issue.field), message: issue.message });
       ok = false;
     }

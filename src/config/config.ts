@@ -112,7 +112,7 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
   if (sources.file) {
     const file = sources.file;
     const read = readInputFile(file, CONFIG_MAX_BYTES, 'the config file limit');
-    const parsed = read.ok ? parseConfigText(read.text, file) : { problems: [{ severity: 'error' as const, file, message: `cannot read config: ${read.message}` }] };
+    const parsed = read.ok ? parseConfigText(read.text, file) : { problems: [{ severity: 'error' as const, file, ...(read.line ? { line: read.line } : {}), message: `cannot read config: ${read.message}` }] };
     problems.push(...parsed.problems);
     const fileValues = parsed.value;
     if (fileValues !== undefined && fileValues !== null) {
