@@ -1,18 +1,27 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
+import { fileType, readInputFile } from './input-file.ts';
 import { pointerSegments, type Problem } from './problems.ts';
-import { SchemaValidator } from './schema-validator.ts';
+import { SchemaValidator, UNKNOWN_FIELD } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from './yaml-aliases.ts';
 
 /** Where an input object came from, so problems about it can name the file, document and line. */
 export interface Source {
   file: string;
   /** 1-based document index within the file. */
   document: number;
+  /**
+   * Unknown fields are errors everywhere (input files). Without it (objects read from the API
+   * server) fields of core kinds and metadata unknown to the vendored schemas are let through:
+   * a newer server may have them, and ignoring its Namespaces would be worse.
+   */
+  strict?: boolean;
   /** Resolves a JSON pointer inside the object to a line/column of the file, when known. */
   locate?: (pointer: string) => { line: number; column: number } | undefined;
 }
@@ -20,6 +29,13 @@ export interface Source {
 export interface SourcedObject {
   object: InputObject;
   source: Source;
+}
+
+export interface ReadOptions {
+  /** Shown file names are relative to it (default: the working folder). */
+  cwd?: string;
+  /** Most bytes one input file may hold (config `inputMaxFileSize`; default 16 MiB). */
+  maxFileBytes?: number;
 }
 
 export interface ParsedInput {
@@ -32,50 +48,83 @@ const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 let validator: SchemaValidator | undefined;
-function crownlabsValidator(): SchemaValidator {
-  validator ??= new SchemaValidator(loadCrdVersions([CROWNLABS_CRD_PREFIX]));
+/** The CrownLabs CRDs and the core kinds of the input (Namespace, Secret). */
+function inputValidator(): SchemaValidator {
+  validator ??= new SchemaValidator([...loadCrdVersions([CROWNLABS_CRD_PREFIX]), ...CORE_INPUT_SCHEMAS]);
   return validator;
 }
 
-/** Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. */
+/**
+ * Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. Only regular
+ * files are read: a FIFO, device or socket named on the command line is an error, one found in a
+ * folder is skipped with a warning; a folder reached again through a symbolic link is not read twice.
+ */
 export function expandInputPaths(paths: readonly string[]): { files: string[]; problems: Problem[] } {
   const files: string[] = [];
   const problems: Problem[] = [];
-  const walk = (p: string, explicit: boolean) => {
+  // Files and folders by device and inode (bigint: inode numbers may exceed 2^53).
+  const seenFiles = new Set<string>();
+  const walked = new Set<string>();
+  const walk = (p: string, explicit: boolean, ancestors: readonly string[]) => {
     let st;
     try {
-      st = statSync(p);
-    } catch {
-      problems.push({ severity: 'error', file: p, message: 'no such file or folder' });
+      st = statSync(p, { bigint: true });
+    } catch (err) {
+      // In a folder, only what would be read (a YAML/JSON name) is an error.
+      const error = explicit || YAML_EXTENSIONS.has(extname(p));
+      problems.push({ severity: error ? 'error' : 'warning', file: p, message: `${statFailure(p, err as NodeJS.ErrnoException)}${error ? '' : ': skipped'}` });
       return;
     }
+    const id = `${st.dev}:${st.ino}`;
     if (st.isDirectory()) {
-      for (const entry of readdirSync(p).sort()) {
+      if (ancestors.includes(id)) {
+        problems.push({ severity: 'warning', file: p, message: 'symbolic link loop (this folder is inside itself): skipped' });
+        return;
+      }
+      if (walked.has(id)) return;
+      walked.add(id);
+      let entries: string[];
+      try {
+        entries = readdirSync(p).sort();
+      } catch (err) {
+        problems.push({ severity: 'error', file: p, message: `cannot read folder: ${(err as Error).message}` });
+        return;
+      }
+      for (const entry of entries) {
         if (entry.startsWith('.')) continue;
-        walk(join(p, entry), false);
+        walk(join(p, entry), false, [...ancestors, id]);
       }
     } else if (explicit || YAML_EXTENSIONS.has(extname(p))) {
-      files.push(p);
+      if (!st.isFile()) {
+        problems.push({ severity: explicit ? 'error' : 'warning', file: p, message: `not a regular file (${fileType(st)}): ${explicit ? 'not read' : 'skipped'}` });
+      } else if (!seenFiles.has(id)) {
+        seenFiles.add(id);
+        files.push(p);
+      }
     }
   };
-  for (const p of paths) walk(p, true);
-  return { files: [...new Set(files)], problems };
+  for (const p of paths) walk(p, true, []);
+  return { files, problems };
+}
+
+function statFailure(p: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ELOOP') return 'symbolic link loop';
+  if (err.code !== 'ENOENT') return `cannot read: ${err.message}`;
+  try {
+    lstatSync(p);
+    return 'broken symbolic link (its target does not exist)';
+  } catch {
+    return 'no such file or folder';
+  }
 }
 
 /** Reads, parses and validates input files and folders. Every problem is collected. */
-export function readInputs(paths: readonly string[], cwd = process.cwd()): ParsedInput {
+export function readInputs(paths: readonly string[], options: ReadOptions = {}): ParsedInput {
   const { files, problems } = expandInputPaths(paths);
+  const cwd = options.cwd ?? process.cwd();
   const objects: SourcedObject[] = [];
   for (const file of files) {
-    const shown = relative(cwd, file) || file;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      problems.push({ severity: 'error', file: shown, message: `cannot read: ${(err as Error).message}` });
-      continue;
-    }
-    const parsed = parseInputText(text, shown);
+    const parsed = parseInputFile(file, relative(cwd, file) || file, options);
     objects.push(...parsed.objects);
     problems.push(...parsed.problems);
   }
@@ -83,12 +132,35 @@ export function readInputs(paths: readonly string[], cwd = process.cwd()): Parse
 }
 
 /**
+ * Reads and parses one input file, shown in problems as `shown`. `missing` tells a file that is
+ * not there (any more) from one that cannot be read.
+ */
+export function parseInputFile(file: string, shown: string, options: ReadOptions = {}): { objects: SourcedObject[]; problems: Problem[]; missing?: true } {
+  const read = readInputFile(file, options.maxFileBytes);
+  if (!read.ok) {
+    const problem: Problem = { severity: 'error', file: shown, ...(read.line ? { line: read.line } : {}), message: read.message };
+    return { objects: [], problems: [problem], ...(read.reason === 'missing' ? { missing: true as const } : {}) };
+  }
+  return parseInputText(read.text, shown);
+}
+
+/**
+ * An anchor (`&name`) can only start a node: at the start of the text or after white space, a
+ * flow indicator or a flow `:`. Text without one has no aliases either (an alias to nothing fails).
+ */
+const MAY_HAVE_ANCHOR = /(?:^|[\s,[{:\uFEFF])&/;
+
+/**
  * Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded.
  * js-yaml (YAML 1.2 core schema, as the `yaml` package reads it) does the reading, several times
  * faster; the `yaml` package, which keeps source positions, parses the file again only when a
  * problem needs a line number, or when js-yaml cannot read it (to report the YAML error well).
+ * Text with anchors goes to the `yaml` package directly: js-yaml shares aliased values, and
+ * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
+ * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
 export function parseInputText(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
+  if (MAY_HAVE_ANCHOR.test(text)) return parseInputTextWithPositions(text, file);
   let values: unknown[];
   try {
     values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
@@ -117,10 +189,10 @@ export function parseInputText(text: string, file: string): { objects: SourcedOb
     };
     if (checkSurrogates && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
-      value.items.forEach((item, j) => checkObject(item, { file, document, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
+      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
       return;
     }
-    checkObject(value, { file, document, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
   });
   return { objects, problems };
 }
@@ -129,43 +201,64 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+  } catch (err) {
+    // The parser's own limits (e.g. nesting deeper than the stack).
+    problems.push({ severity: 'error', file, message: `malformed YAML: ${firstLine((err as Error).message)}` });
+    return { objects, problems };
+  }
   if (!Array.isArray(docs)) {
     // An empty stream parses to an EmptyStream; nothing to read.
     return { objects, problems };
   }
+  const aliasBudget = { remaining: MAX_ALIAS_VALUES };
   docs.forEach((doc, i) => {
     const document = i + 1;
-    const at = (offset: number | undefined) => {
-      if (offset === undefined) return {};
-      const pos = lineCounter.linePos(offset);
-      return { line: pos.line, column: pos.col };
-    };
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         problems.push({ severity: 'error', file, document, ...at(e.pos[0]), message: `malformed YAML: ${firstLine(e.message)}` });
       }
       return;
     }
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    let value: unknown;
+    try {
+      const aliasIssue = expandAliases(doc, aliasBudget);
+      if (aliasIssue) {
+        problems.push({ severity: 'error', file, document, ...at(aliasIssue.offset), message: aliasIssue.message });
+        return;
+      }
+      // Aliases are expanded and counted already.
+      value = doc.toJS({ maxAliasCount: -1 });
+    } catch (err) {
+      problems.push({ severity: 'error', file, document, ...at(doc.range?.[0]), message: `malformed YAML: ${firstLine((err as Error).message)}` });
+      return;
+    }
     if (value === null || value === undefined) return;
     const locateIn = (prefix: (string | number)[]) => (pointer: string) => locate(doc, lineCounter, [...prefix, ...pointerSegments(pointer)]);
     if (mayHoldLoneSurrogates(text) && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => {
-        const src: Source = { file, document, locate: locateIn(['items', j]) };
+        const src: Source = { file, document, strict: true, locate: locateIn(['items', j]) };
         checkObject(item, src, problems, objects, `items[${j}]`);
       });
       return;
     }
-    checkObject(value, { file, document, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
   });
   return { objects, problems };
 }
 
 /**
- * Checks one object's envelope (apiVersion, kind, metadata) and, for CrownLabs kinds, its schema
- * (applying the CRD defaults in place). Used for files and for objects read from the API server.
+ * Checks one object's envelope (apiVersion, kind, metadata) and its schema (a CrownLabs kind's CRD,
+ * ./core-schemas.ts for Namespace and Secret), applying the CRD defaults in place. Used for files
+ * and for objects read from the API server.
  */
 export function checkObject(
   value: unknown,
@@ -229,10 +322,11 @@ export function checkObject(
       ok = false;
     }
   }
-  const v = crownlabsValidator();
+  const v = inputValidator();
   const crd = v.find(apiVersion, kind);
   if (crd) {
     for (const issue of v.validate(crd, value)) {
+      if (!source.strict && issue.message === UNKNOWN_FIELD && (crd.group === '' || issue.pointer.startsWith('/metadata/'))) continue;
       problems.push({ ...about, ...pos(issue.pointer), field: prefixed(issue.field), message: issue.message });
       ok = false;
     }

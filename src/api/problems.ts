@@ -17,6 +17,7 @@ export interface Problem {
   field?: string;
 }
 
+/** One line per problem; what it echoes from the input (names, fields, values) is escaped. */
 export function formatProblem(p: Problem): string {
   let where = p.file ?? '<input>';
   if (p.line !== undefined) where += `:${p.line}${p.column !== undefined ? `:${p.column}` : ''}`;
@@ -25,7 +26,22 @@ export function formatProblem(p: Problem): string {
   if (p.kind || p.name) context.push([p.kind, p.name].filter(Boolean).join(' '));
   const ctx = context.length ? ` (${context.join(', ')})` : '';
   const field = p.field ? `${p.field}: ` : '';
-  return `${where}${ctx}: ${p.severity}: ${field}${p.message}`;
+  return escapeControl(`${where}${ctx}: ${p.severity}: ${field}${p.message}`);
+}
+
+/**
+ * Control characters (C0 with tab and newline, DEL, C1), line and paragraph separators and
+ * bidirectional controls: raw, they let an input forge or hide lines and text on a terminal or
+ * in a log (NUL, ESC sequences, CR, a Trojan-Source reordering).
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `s` with every unsafe character written as `\xNN` or `\uNNNN`. */
+export function escapeControl(s: string): string {
+  return s.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 export function hasErrors(problems: readonly Problem[]): boolean {

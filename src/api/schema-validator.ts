@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { addFormats } from './ajv-formats.ts';
+import { OBJECT_META_SCHEMA } from './core-schemas.ts';
 import type { CrdVersion } from './crd-schemas.ts';
 import { pointerToFieldPath } from './problems.ts';
 
@@ -15,7 +16,8 @@ export interface SchemaIssue {
  * Turns a CRD's structural OpenAPI v3 schema into a JSON Schema that behaves like the API server:
  * unknown fields are rejected (kubectl's default strict field validation) unless the schema says
  * `x-kubernetes-preserve-unknown-fields`, and `default`s are applied (ajv `useDefaults`).
- * `metadata` is left to the caller, as the API server validates it apart from the CRD schema.
+ * The root `metadata` is checked as ObjectMeta (./core-schemas.ts), as the API server does apart
+ * from the CRD schema: unknown fields are errors there too.
  */
 export function toJsonSchema(node: unknown, atRoot = true): unknown {
   if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, false));
@@ -27,7 +29,7 @@ export function toJsonSchema(node: unknown, atRoot = true): unknown {
     if (key === 'properties') {
       const props: Record<string, unknown> = {};
       for (const [name, child] of Object.entries(value as Record<string, unknown>)) {
-        props[name] = atRoot && name === 'metadata' ? { type: 'object' } : toJsonSchema(child, false);
+        props[name] = toJsonSchema(atRoot && name === 'metadata' ? OBJECT_META_SCHEMA : child, false);
       }
       out.properties = props;
     } else if (key === 'items' || key === 'additionalProperties' || key === 'not') {
@@ -78,7 +80,7 @@ export class SchemaValidator {
 
   /** The CRD version for an apiVersion/kind pair, if vendored. */
   find(apiVersion: string, kind: string): CrdVersion | undefined {
-    return this.crds.find((c) => `${c.group}/${c.version}` === apiVersion && c.kind === kind);
+    return this.crds.find((c) => (c.group ? `${c.group}/${c.version}` : c.version) === apiVersion && c.kind === kind);
   }
 
   /** Validates `obj` in place (defaults are written into it) and returns every issue found. */
@@ -94,17 +96,21 @@ export class SchemaValidator {
   }
 }
 
+export const UNKNOWN_FIELD = 'unknown field';
+
 function toIssue(e: ErrorObject): SchemaIssue {
   let pointer = e.instancePath;
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'additionalProperties') {
     const extra = String((e.params as { additionalProperty: string }).additionalProperty);
     pointer = `${pointer}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    message = 'unknown field';
+    message = UNKNOWN_FIELD;
   } else if (e.keyword === 'required') {
     const missing = String((e.params as { missingProperty: string }).missingProperty);
     pointer = `${pointer}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     message = 'required value is missing';
+  } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'byte') {
+    message = 'must be base64';
   } else if (KEYWORD_MESSAGES[e.keyword]) {
     message = KEYWORD_MESSAGES[e.keyword];
   } else if (e.keyword === 'enum') {

@@ -119,7 +119,7 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
-  const { inventory, problems } = loadInventory(opts.file);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
   const composition = compose(inventory, config);
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
   const bar = progressBar(opts);

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { Inventory } from '../api/inventory.ts';
-import { expandInputPaths, parseInputText, type SourcedObject } from '../api/parse.ts';
+import { expandInputPaths, parseInputFile, type SourcedObject } from '../api/parse.ts';
 import { hasErrors, type Problem } from '../api/problems.ts';
 import { objectKey } from '../api/types.ts';
 import { compareUnits, compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
@@ -11,6 +10,8 @@ import { parentKey } from '../model/labels.ts';
 interface FileState {
   objects: SourcedObject[];
   problems: Problem[];
+  /** The file is not there (removed while watching). */
+  missing?: true;
 }
 
 export interface UpdateResult {
@@ -62,12 +63,8 @@ export class LabSession {
     for (const f of changedFiles) {
       const before = this.files.get(f);
       if (before) previous.set(f, before);
-      let after: FileState | undefined;
-      try {
-        after = this.parseFile(f);
-      } catch {
-        after = undefined; // removed
-      }
+      let after: FileState | undefined = this.parseFile(f);
+      if (after.missing) after = undefined; // removed
       if (after) this.files.set(f, after);
       else this.files.delete(f);
       diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys);
@@ -146,8 +143,8 @@ export class LabSession {
   }
 
   private parseFile(file: string): FileState {
-    const text = readFileSync(file, 'utf8');
-    return parseInputText(text, relative(this.cwd, file) || file);
+    // The same reader as one-shot runs: regular files only, size cap, alias cap.
+    return parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
   }
 
   private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {

@@ -34,7 +34,7 @@ export function registerSynth(program: Command): void {
 export async function runSynth(opts: SynthOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
-  const { inventory, problems } = loadInventory(opts.file);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;

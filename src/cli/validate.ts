@@ -35,7 +35,7 @@ export function registerValidate(program: Command): void {
 export function runValidate(opts: ValidateOptions): number {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (report(configProblems, opts.quiet)) return EXIT_INPUT;
-  const { inventory, problems } = loadInventory(opts.file);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
   const composition = compose(inventory, config);
   // The input is checked exactly like synth does; nothing is rendered from a bad input.
   if (report([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;

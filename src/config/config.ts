@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { readInputFile } from '../api/input-file.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
 import type { Problem } from '../api/problems.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
 import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from './keys.ts';
@@ -11,6 +12,8 @@ export interface LabelSelector {
 
 /** The validated configuration every part of the composer reads. */
 export interface ComposerConfig {
+  /** Bytes. */
+  inputMaxFileSize: number;
   websiteBaseUrl: string;
   instancesAuthUrl: string;
   namespaceWhitelist: Record<string, string>;
@@ -93,6 +96,9 @@ export function defaultConfig(): ComposerConfig {
   return out as unknown as ComposerConfig;
 }
 
+/** The config file is small; a FIFO, device or huge file given as --config is refused. */
+const CONFIG_MAX_BYTES = 2 ** 20;
+
 /** Merges defaults < file < environment < flags, validating every value. */
 export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfig; problems: Problem[] } {
   const problems: Problem[] = [];
@@ -104,23 +110,23 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
     else config[def.key] = value;
   };
   if (sources.file) {
-    let fileValues: unknown;
-    try {
-      fileValues = parseYaml(readFileSync(sources.file, 'utf8'));
-    } catch (err) {
-      problems.push({ severity: 'error', file: sources.file, message: `cannot read config: ${firstLine((err as Error).message)}` });
-    }
+    const file = sources.file;
+    const read = readInputFile(file, CONFIG_MAX_BYTES, 'the config file limit');
+    const parsed = read.ok ? parseConfigText(read.text, file) : { problems: [{ severity: 'error' as const, file, ...(read.line ? { line: read.line } : {}), message: `cannot read config: ${read.message}` }] };
+    problems.push(...parsed.problems);
+    const fileValues = parsed.value;
     if (fileValues !== undefined && fileValues !== null) {
       if (typeof fileValues !== 'object' || Array.isArray(fileValues)) {
-        problems.push({ severity: 'error', file: sources.file, message: 'the config file must be a mapping of keys to values' });
+        problems.push({ severity: 'error', file, message: 'the config file must be a mapping of keys to values' });
       } else {
         for (const [key, raw] of Object.entries(fileValues as Record<string, unknown>)) {
           const def = defs.find((d) => d.key === key);
+          const where = { file, ...parsed.lineOf?.(key), field: key };
           if (!def) {
-            problems.push({ severity: 'error', file: sources.file, field: key, message: `unknown config key (known: ${defs.map((d) => d.key).join(', ')})` });
+            problems.push({ severity: 'error', ...where, message: `unknown config key (known: ${defs.map((d) => d.key).join(', ')})` });
             continue;
           }
-          set(def, raw, { file: sources.file, field: key });
+          set(def, raw, where);
         }
       }
     }
@@ -134,6 +140,37 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
     if (raw !== undefined) set(def, raw, { file: `flag ${def.flag}`, field: def.key });
   }
   return { config: config as unknown as ComposerConfig, problems };
+}
+
+/**
+ * The config file's YAML: one document; syntax errors (duplicate keys among them) and alias
+ * problems are reported at their line, and aliases are capped as in input files.
+ */
+function parseConfigText(text: string, file: string): { value?: unknown; problems: Problem[]; lineOf?: (key: string) => { line: number; column: number } | undefined } {
+  const lineCounter = new LineCounter();
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  const problem = (offset: number | undefined, message: string): Problem => ({ severity: 'error', file, ...at(offset), message: `cannot read config: ${message}` });
+  const fail = (offset: number | undefined, message: string) => ({ problems: [problem(offset, message)] });
+  try {
+    const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+    if (doc.errors.length > 0) return { problems: doc.errors.map((e) => problem(e.pos[0], firstLine(e.message))) };
+    const issue = expandAliases(doc, { remaining: MAX_ALIAS_VALUES });
+    if (issue) return fail(issue.offset, issue.message);
+    const value = doc.toJS({ maxAliasCount: -1 }) as unknown;
+    const lineOf = (key: string) => {
+      if (!isMap(doc.contents)) return undefined;
+      const pair = doc.contents.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+      const offset = isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
+      return offset === undefined ? undefined : (at(offset) as { line: number; column: number });
+    };
+    return { value, problems: [], lineOf };
+  } catch (err) {
+    return fail(undefined, firstLine((err as Error).message));
+  }
 }
 
 /** Parses a value given as a string (flag, environment) or as YAML (config file). */
@@ -152,6 +189,11 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
     case 'quantity': {
       const s = typeof raw === 'number' ? String(raw) : raw;
       return typeof s === 'string' && QUANTITY_PATTERN.test(s) ? { value: s } : { error: 'must be a Kubernetes quantity (e.g. 25, 50G, 1Gi)' };
+    }
+    case 'bytes': {
+      const m = typeof raw === 'string' ? BYTES.exec(raw.trim()) : null;
+      const n = typeof raw === 'number' ? raw : m ? Number(m[1]) * BYTE_UNITS[m[2] ?? ''] : NaN;
+      return Number.isSafeInteger(n) && n >= 1 && n <= MAX_BYTES ? { value: n } : { error: 'must be a whole number of bytes from 1 to 1Gi, with an optional suffix Ki, Mi, Gi, k, M or G (e.g. 16Mi)' };
     }
     case 'enum':
       return typeof raw === 'string' && def.enumValues?.includes(raw)
@@ -192,6 +234,10 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
     }
   }
 }
+
+const BYTES = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/;
+const BYTE_UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
+const MAX_BYTES = 2 ** 30;
 
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

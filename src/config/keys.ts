@@ -5,7 +5,7 @@
  * The config file uses the same keys (camelCase) with YAML values.
  */
 
-export type ValueType = 'string' | 'int' | 'bool' | 'kvmap' | 'label' | 'list' | 'quantity' | 'enum';
+export type ValueType = 'string' | 'int' | 'bool' | 'kvmap' | 'label' | 'list' | 'quantity' | 'enum' | 'bytes';
 
 export interface ConfigKeyDef {
   key: string;
@@ -20,6 +20,8 @@ export const AUTH_MODES = ['shared', 'per-instance'] as const;
 export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
 
 export const CONFIG_KEYS = [
+  // --- Input files (-f) ---
+  { key: 'inputMaxFileSize', flag: '--input-max-file-size', type: 'bytes', default: '16Mi', doc: 'Most bytes one input file may hold (e.g. 512Ki, 64Mi; at most 1Gi); a larger file is an input error. Only regular files are read: a FIFO or device named with -f is an error, one inside a folder is skipped with a warning.' },
   // --- Instances (instance-operator, SPEC §2.2) ---
   { key: 'websiteBaseUrl', flag: '--website-base-url', type: 'string', default: 'crownlabs.polito.it', doc: 'Ingress host of instances (bare hostname); Exam/Exercise modes prefix it with exam./exercise.' },
   { key: 'instancesAuthUrl', flag: '--instances-auth-url', type: 'string', default: '', doc: 'Base URL of the shared oauth2-proxy used by nginx external auth (auth mode "shared"). Empty: no auth annotations.' },

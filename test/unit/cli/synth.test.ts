@@ -111,8 +111,8 @@ describe('crownlabs synth on bad input', () => {
     writeFileSync(cfg, 'websiteBaseUrl: x\nbogusKey: 1\ncapInstances: many\n');
     const f = crownlabs(['synth', '-f', LAB, '--stdout', '--config', cfg]);
     expect(f.code).toBe(1);
-    expect(f.stderr).toMatch(/c\.yaml: error: bogusKey: unknown config key/);
-    expect(f.stderr).toMatch(/c\.yaml: error: capInstances: must be a non-negative integer/);
+    expect(f.stderr).toMatch(/c\.yaml:2:1: error: bogusKey: unknown config key/);
+    expect(f.stderr).toMatch(/c\.yaml:3:1: error: capInstances: must be a non-negative integer/);
   });
 
   it('usage errors exit 2', () => {
