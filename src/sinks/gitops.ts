@@ -14,8 +14,8 @@ import { objectToYaml } from './yaml-emitter.ts';
  *                  one file per object (`<Kind>_<namespace>_<name>.yaml`) and a kustomization.yaml
  *
  * Differences from `synth`, and only these: no owner references (they need live UIDs), Secret values
- * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, Prune=false on
- * MyDrive PVCs).
+ * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, and the
+ * retention options of `retentionOptions`).
  */
 export interface GitopsApp {
   name: string;
@@ -108,11 +108,28 @@ export function gitopsObject(obj: KubeObject, config: ComposerConfig): KubeObjec
   }
   const { ownerReferences: _owners, ...metadata } = obj.metadata;
   const annotations: Record<string, string> = { ...metadata.annotations, [SYNC_WAVE_ANNOTATION]: String(objectSyncWave(obj.kind)) };
-  // A tenant's MyDrive holds its files: never let a sync prune it.
-  if (obj.kind === 'PersistentVolumeClaim' && metadata.namespace === config.mydrivePvcsNamespace) {
-    annotations[SYNC_OPTIONS_ANNOTATION] = 'Prune=false';
-  }
+  const keep = retentionOptions(obj.kind);
+  if (keep) annotations[SYNC_OPTIONS_ANNOTATION] = [annotations[SYNC_OPTIONS_ANNOTATION], keep].filter(Boolean).join(',');
   return { ...obj, metadata: { ...metadata, annotations } };
+}
+
+/**
+ * What Argo CD may never delete (README, "GitOps"). Storage (MyDrive and persistent Instances'
+ * PVCs, persistent VMs, which own their DataVolume) is neither pruned nor deleted with its
+ * Application. Namespaces survive their Application's deletion: deleting a namespace deletes
+ * every object in it, whichever Application holds them, Delete=false or not.
+ */
+export function retentionOptions(kind: string): string | undefined {
+  switch (kind) {
+    case 'PersistentVolumeClaim':
+    case 'VirtualMachine':
+    case 'DataVolume':
+      return 'Prune=false,Delete=false';
+    case 'Namespace':
+      return 'Delete=false';
+    default:
+      return undefined;
+  }
 }
 
 /** The keys a Secret holds, without their values. */
