@@ -46,7 +46,8 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const out = resolve(opts.output);
   const builder = new GitopsTreeBuilder(config);
-  const session = new LabSession(opts.file, config);
+  // The tree holds no Secret values: no secret that only shapes them is needed.
+  const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
   let files: Map<string, string>;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   if (opts.watch) {
@@ -120,7 +121,7 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
   const { inventory, problems } = loadInventory(opts.file);
-  const composition = compose(inventory, config);
+  const composition = compose(inventory, config, { secretValues: false });
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
   let started = false;

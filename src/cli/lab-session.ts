@@ -4,7 +4,7 @@ import { Inventory } from '../api/inventory.ts';
 import { expandInputPaths, parseInputText, type SourcedObject } from '../api/parse.ts';
 import { hasErrors, type Problem } from '../api/problems.ts';
 import { objectKey } from '../api/types.ts';
-import { compareUnits, compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
+import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
 
@@ -35,6 +35,7 @@ export class LabSession {
     private readonly paths: readonly string[],
     private readonly config: ComposerConfig,
     private readonly cwd = process.cwd(),
+    private readonly composeOptions: Pick<ComposeOptions, 'secretValues'> = {},
   ) {}
 
   /** Reads everything and renders every set. */
@@ -43,7 +44,7 @@ export class LabSession {
     for (const f of files) this.files.set(f, this.parseFile(f));
     const inventory = this.inventoryOrProblems(problems);
     if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
-    const composition = compose(inventory.inventory, this.config);
+    const composition = compose(inventory.inventory, this.config, this.composeOptions);
     const all = [...inventory.problems, ...composition.problems];
     if (hasErrors(all)) return { problems: all, applied: false, rerendered: [] };
     const sets = new Map<string, RenderedSet>();
@@ -89,7 +90,7 @@ export class LabSession {
     for (const key of changedKeys) for (const id of this.dependents.get(key) ?? []) affectedIds.add(id);
     const affectedParents = new Set<string>([...changedKeys]);
     for (const id of affectedIds) affectedParents.add(parentKey(this.sets.get(id)!.unit.parent));
-    const composition = compose(inventory.inventory, this.config, { only: (p) => affectedParents.has(parentKey(p)) });
+    const composition = compose(inventory.inventory, this.config, { ...this.composeOptions, only: (p) => affectedParents.has(parentKey(p)) });
     const all = [...inventory.problems, ...composition.problems];
     if (hasErrors(all)) {
       rollback();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Problem } from '../api/problems.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
-import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from './keys.ts';
+import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 
 export interface LabelSelector {
   key: string;
@@ -103,6 +103,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
     if (error) problems.push({ severity: 'error', ...where, message: error });
     else config[def.key] = value;
   };
+  const envOnly = (def: ConfigKeyDef, where: Omit<Problem, 'severity' | 'message'>) =>
+    problems.push({ severity: 'error', ...where, message: `is a secret read only from the environment: set ${envVarName(def.key)} instead` });
   if (sources.file) {
     let fileValues: unknown;
     try {
@@ -120,7 +122,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
             problems.push({ severity: 'error', file: sources.file, field: key, message: `unknown config key (known: ${defs.map((d) => d.key).join(', ')})` });
             continue;
           }
-          set(def, raw, { file: sources.file, field: key });
+          if (def.envOnly) envOnly(def, { file: sources.file, field: key });
+          else set(def, raw, { file: sources.file, field: key });
         }
       }
     }
@@ -131,13 +134,44 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
   }
   for (const def of defs) {
     const raw = sources.flags?.[def.key];
-    if (raw !== undefined) set(def, raw, { file: `flag ${def.flag}`, field: def.key });
+    if (raw === undefined) continue;
+    if (def.envOnly) envOnly(def, { file: 'flags', field: def.key });
+    else set(def, raw, { file: `flag ${def.flag}`, field: def.key });
   }
   return { config: config as unknown as ComposerConfig, problems };
 }
 
-/** Parses a value given as a string (flag, environment) or as YAML (config file). */
+/**
+ * The problem of a configuration whose per-instance oauth2-proxies would get cookie secrets anyone
+ * could compute: their seed is the only secret input (Instance UIDs and names are in the rendered
+ * paths). Sinks that write Secret values (synth, the controller) refuse to render without it.
+ */
+export function cookieSecretSeedProblem(config: Pick<ComposerConfig, 'authMode' | 'cookieSecretSeed'>): Problem | undefined {
+  if (config.authMode !== 'per-instance' || config.cookieSecretSeed) return undefined;
+  return {
+    severity: 'error',
+    file: `environment ${envVarName('cookieSecretSeed')}`,
+    field: 'cookieSecretSeed',
+    message:
+      `authMode "per-instance" derives every oauth2-proxy cookie secret from a secret seed, and none is set: set ${envVarName('cookieSecretSeed')} ` +
+      `to at least ${MIN_SEED_LENGTH} random characters (e.g. \`openssl rand -hex 32\`); in the cluster the controller reads it from the Secret crownlabs-composer-secrets, key cookieSecretSeed`,
+  };
+}
+
+/** Checks of parsed values, by the name a key's `check` gives; each returns an error or nothing. */
+const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> = {
+  'secret-seed': (v) => (v === '' || (v as string).length >= MIN_SEED_LENGTH ? undefined : `must be at least ${MIN_SEED_LENGTH} characters (e.g. \`openssl rand -hex 32\`), or empty`),
+};
+
+/** Parses a value given as a string (flag, environment) or as YAML (config file), then checks it. */
 export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?: string } {
+  const parsed = parseTyped(def, raw);
+  if (parsed.error || !def.check) return parsed;
+  const error = VALUE_CHECKS[def.check](parsed.value);
+  return error ? { error } : parsed;
+}
+
+function parseTyped(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?: string } {
   switch (def.type) {
     case 'string':
       return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };

@@ -7,14 +7,27 @@
 
 export type ValueType = 'string' | 'int' | 'bool' | 'kvmap' | 'label' | 'list' | 'quantity' | 'enum';
 
+/** What a value must be beyond its type (each name is a check in src/config/config.ts). */
+export type ValueCheck = 'secret-seed';
+
 export interface ConfigKeyDef {
   key: string;
+  /** Empty: no flag (the value is read from the environment only). */
   flag: string;
   type: ValueType;
   default: unknown;
   doc: string;
   enumValues?: readonly string[];
+  /** A further check of the parsed value (src/config/config.ts, VALUE_CHECKS). */
+  check?: ValueCheck;
+  /** A secret: never rendered into the platform ConfigMap; the controller reads it from the Secret. */
+  secret?: boolean;
+  /** Read only from the environment: refused in the config file, no flag (command lines are visible to every user of a machine). */
+  envOnly?: boolean;
 }
+
+/** Shortest cookie secret seed accepted (oauth2-proxy's own cookie secrets are 32 bytes). */
+export const MIN_SEED_LENGTH = 32;
 
 export const AUTH_MODES = ['shared', 'per-instance'] as const;
 export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
@@ -39,8 +52,8 @@ export const CONFIG_KEYS = [
   { key: 'oauth2ProxyImage', flag: '--oauth2-proxy-image', type: 'string', default: 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0', doc: 'oauth2-proxy image (per-instance auth mode).' },
   { key: 'oidcIssuerUrl', flag: '--oidc-issuer-url', type: 'string', default: 'https://auth.crownlabs.polito.it/realms/crownlabs', doc: 'OIDC issuer of the per-instance oauth2-proxy.' },
   { key: 'oidcClientId', flag: '--oidc-client-id', type: 'string', default: 'k8s', doc: 'OIDC client id of the per-instance oauth2-proxy.' },
-  { key: 'oidcClientSecret', flag: '--oidc-client-secret', type: 'string', default: '', doc: 'OIDC client secret of the per-instance oauth2-proxy (written into the per-instance Secret; never into gitops).' },
-  { key: 'cookieSecretSeed', flag: '--cookie-secret-seed', type: 'string', default: '', doc: 'Seed from which each per-instance cookie secret is derived (HMAC of the Instance UID), keeping the composition deterministic. Empty: derived from the Instance UID alone (set a seed in production).' },
+  { key: 'oidcClientSecret', flag: '--oidc-client-secret', type: 'string', default: '', secret: true, doc: 'OIDC client secret of the per-instance oauth2-proxy (written into the per-instance Secret; never into gitops).' },
+  { key: 'cookieSecretSeed', flag: '', type: 'string', default: '', check: 'secret-seed', secret: true, envOnly: true, doc: 'Secret seed (at least 32 characters, e.g. `openssl rand -hex 32`) from which each per-instance oauth2-proxy cookie secret is derived (HMAC of the Instance UID and environment), keeping the composition deterministic. Environment only, never in the config file or the ConfigMap; the controller reads it from the Secret `crownlabs-composer-secrets` (key `cookieSecretSeed`). Required by authMode "per-instance" for `synth`, `validate` and the controller; `gitops` writes no Secret values and does not need it.' },
   // --- Tenants and workspaces (tenant-operator, SPEC §2.1) ---
   { key: 'targetLabel', flag: '--target-label', type: 'label', default: 'crownlabs.polito.it/operator-selector=production', doc: 'key=value: only Tenants/Workspaces carrying it are rendered, and it is stamped on their children (sandbox objects excepted). Default is the Helm chart value.' },
   { key: 'mydrivePvcsSize', flag: '--mydrive-pvcs-size', type: 'quantity', default: '1Gi', doc: 'MyDrive PVC size.' },
@@ -58,7 +71,7 @@ export const CONFIG_KEYS = [
   { key: 'keycloakTargetRealm', flag: '--kc-target-realm', type: 'string', default: '', doc: 'Realm where users and roles live.' },
   { key: 'keycloakTargetClient', flag: '--kc-target-client', type: 'string', default: '', doc: 'clientId whose client roles are managed.' },
   { key: 'keycloakUser', flag: '--kc-tenant-operator-user', type: 'string', default: '', doc: 'Keycloak admin user.' },
-  { key: 'keycloakPassword', flag: '--kc-tenant-operator-psw', type: 'string', default: '', doc: 'Keycloak admin password (prefer the environment variable).' },
+  { key: 'keycloakPassword', flag: '--kc-tenant-operator-psw', type: 'string', default: '', secret: true, doc: 'Keycloak admin password (prefer the environment variable).' },
   // --- GitOps sink ---
   { key: 'gitopsRepoUrl', flag: '--gitops-repo-url', type: 'string', default: 'https://git.example.com/crownlabs/lab.git', doc: 'Git repository Argo CD reads the gitops tree from.' },
   { key: 'gitopsRevision', flag: '--gitops-revision', type: 'string', default: 'HEAD', doc: 'Git revision Argo CD tracks.' },
