@@ -7,6 +7,7 @@ import { objectKey } from '../api/types.ts';
 import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from '../validate/prewrite.ts';
 
 interface FileState {
   objects: SourcedObject[];
@@ -30,6 +31,7 @@ export class LabSession {
   private readonly files = new Map<string, FileState>();
   private sets = new Map<string, RenderedSet>();
   private dependents = new Map<string, Set<string>>();
+  private readonly checks = new WeakMap<RenderedSet, SetCheck>();
 
   constructor(
     private readonly paths: readonly string[],
@@ -52,6 +54,8 @@ export class LabSession {
       sets.set(unit.id, { unit, objects: renderUnit(unit) });
       onProgress?.(i + 1, composition.units.length);
     });
+    const checked = this.checkSets(sets.values(), inventory.inventory);
+    if (hasErrors(checked)) return { problems: [...all, ...checked], applied: false, rerendered: [] };
     this.replaceSets(sets);
     return { problems: all, applied: true, rerendered: [...sets.keys()] };
   }
@@ -101,6 +105,13 @@ export class LabSession {
     // Every set depends on its own parent's key, so the affected ids are all the sets that may go.
     const gone = [...affectedIds].filter((id) => !rendered.has(id));
     const added = [...rendered.keys()].filter((id) => !this.sets.has(id));
+    // The sets after this update, checked before any of them replaces the last good ones.
+    const after = [...this.sets.values()].filter((s) => !affectedIds.has(s.unit.id) && !rendered.has(s.unit.id));
+    const checked = this.checkSets([...after, ...rendered.values()], inventory.inventory);
+    if (hasErrors(checked)) {
+      rollback();
+      return { problems: [...all, ...checked], applied: false, rerendered: [] };
+    }
     for (const id of gone) this.unindex(this.sets.get(id)!);
     for (const id of rendered.keys()) if (this.sets.has(id)) this.unindex(this.sets.get(id)!);
     if (gone.length || added.length) {
@@ -127,6 +138,19 @@ export class LabSession {
     this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
     this.dependents = new Map();
     for (const set of sorted) this.index(set);
+  }
+
+  /** The pre-write checks of these sets; each set's own part is computed once. */
+  private checkSets(sets: Iterable<RenderedSet>, inventory: Inventory): Problem[] {
+    const checked: CheckedSet[] = [];
+    for (const set of sets) {
+      let check = this.checks.get(set);
+      if (!check) this.checks.set(set, (check = checkSetObjects(set.objects)));
+      checked.push({ unit: set.unit, check });
+    }
+    // Composition order, so the later input of two is the one reported, as in a full render.
+    checked.sort((a, b) => compareUnits(a.unit, b.unit));
+    return renderedSetProblems(checked, (parent) => parentSource(inventory, parent));
   }
 
   /** Records which input keys a set depends on. */

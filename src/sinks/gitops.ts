@@ -10,7 +10,7 @@ import { objectToYaml } from './yaml-emitter.ts';
  *
  *   root/          AppProject + app-of-apps Application `crownlabs-root` (apply once by hand)
  *   apps/          one Application per workspace, tenant and chunk of a namespace's instances
- *   workspaces/<ws>/, tenants/<tenant>/, instances/<namespace>[-<n>]/
+ *   workspaces/<ws>/, tenants/<tenant>/, instances/<namespace>[.<n>]/
  *                  one file per object (`<Kind>_<namespace>_<name>.yaml`) and a kustomization.yaml
  *
  * Differences from `synth`, and only these: no owner references (they need live UIDs), Secret values
@@ -87,7 +87,8 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
       count += set.objectCount;
     }
     chunks.forEach((chunk, i) => {
-      const suffix = chunks.length > 1 ? `-${i + 1}` : '';
+      // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
+      const suffix = chunks.length > 1 ? `.${i + 1}` : '';
       apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, syncWave: 3, sets: chunk });
     });
   }
@@ -229,11 +230,13 @@ export class GitopsTreeBuilder {
 
   /**
    * Renders each unit and keeps only its files, so the objects of one set at a time are in memory
-   * (a full render without watch mode: peak memory stays that of the tree's text).
+   * (a full render without watch mode: peak memory stays that of the tree's text). `onRendered`
+   * sees each set's objects first (the pre-write checks).
    */
-  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void): Map<string, string> {
+  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void, onRendered?: (set: RenderedSet) => void): Map<string, string> {
     const sets = units.map((unit, i) => {
       const objects = renderUnit(unit);
+      onRendered?.({ unit, objects });
       this.setFilesOf({ unit, objects });
       onProgress?.(i + 1, units.length);
       return { unit, objectCount: objects.length };
