@@ -1,9 +1,15 @@
 /**
- * Checks every sink runs on the rendered sets before it writes anything: no two resource sets (and
- * no set twice) render the same object. Two Instances `my.inst` and `my-inst` of one namespace, or
- * two Tenants `a.b` and `a-b`, render the same names: the last one written would silently win
- * (a shared MyDrive PVC, a Deployment flipping between two Templates), and the gitops tree would
- * keep one file of the two.
+ * Checks every sink runs on the rendered sets before it writes anything:
+ *
+ * - no two resource sets (and no set twice) render the same object. Two Instances `my.inst` and
+ *   `my-inst` of one namespace, or two Tenants `a.b` and `a-b`, render the same names: the last one
+ *   written would silently win (a shared MyDrive PVC, a Deployment flipping between two Templates),
+ *   and the gitops tree would keep one file of the two;
+ * - every object passes the API server's ObjectMeta rules, the ones inputs can break: names by
+ *   kind (DNS-1123 label, subdomain, RBAC path segment), namespaces, label keys and values (63
+ *   characters: a long Instance name), annotation keys, plus pod-template and selector labels and
+ *   Ingress hosts. These are the rules of `crownlabs validate` (./rules.ts) that cost next to
+ *   nothing; the full OpenAPI schema check costs about as much as rendering and stays there.
  *
  * A set's part of the check (`checkSetObjects`) is computed where the set is rendered (render
  * workers included) and kept small; the collisions need every set and are found afterwards.
@@ -14,6 +20,7 @@ import type { Problem } from '../api/problems.ts';
 import type { InputObject } from '../api/types.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES } from './rules.ts';
 
 interface Identified {
   kind: string;
@@ -35,10 +42,88 @@ export function showIdentity(id: string): string {
 export interface SetCheck {
   /** Identities of the set's objects, in order. */
   ids: string[];
+  /** What the API server would refuse in single objects (identity, field path, message). */
+  issues: { object: string; field: string; message: string }[];
 }
 
 export function checkSetObjects(objects: readonly Identified[]): SetCheck {
-  return { ids: objects.map(objectIdentity) };
+  const issues: SetCheck['issues'] = [];
+  for (const o of objects) {
+    for (const issue of objectIssues(o)) issues.push({ object: objectIdentity(o), ...issue });
+  }
+  return { ids: objects.map(objectIdentity), issues };
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The cheap ObjectMeta rules of the API server on one object: `[]` when it passes them. */
+export function objectIssues(object: Identified): { field: string; message: string }[] {
+  const out: { field: string; message: string }[] = [];
+  const o = object as unknown as Obj;
+  const meta = isObj(o.metadata) ? o.metadata : {};
+  const name = meta.name;
+  if (typeof name !== 'string' || name === '') out.push({ field: 'metadata.name', message: 'required value is missing' });
+  else {
+    const problem = nameProblem(String(o.apiVersion), String(o.kind), name);
+    if (problem) out.push({ field: 'metadata.name', message: `invalid name ${JSON.stringify(name)}: ${problem}` });
+  }
+  if (typeof meta.namespace === 'string' && meta.namespace !== '' && !isDns1123Label(meta.namespace)) {
+    out.push({ field: 'metadata.namespace', message: `invalid namespace ${JSON.stringify(meta.namespace)}: ${NAME_MESSAGES.dns1123Label}` });
+  }
+  labels(meta.labels, 'metadata.labels', out);
+  if (isObj(meta.annotations)) {
+    let size = 0;
+    for (const [k, v] of Object.entries(meta.annotations)) {
+      if (!isGoodKey(k.toLowerCase())) out.push({ field: `metadata.annotations[${JSON.stringify(k)}]`, message: `invalid annotation key ${JSON.stringify(k)}: must be a qualified name` });
+      size += k.length + (typeof v === 'string' ? v.length : 0);
+    }
+    if (size > 256 * 1024) out.push({ field: 'metadata.annotations', message: `too long: must have at most 262144 bytes (has ${size})` });
+  }
+  const spec = isObj(o.spec) ? o.spec : {};
+  const template = isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata : {};
+  labels(template.labels, 'spec.template.metadata.labels', out);
+  if (isObj(spec.selector)) {
+    // A Service's selector is a label map; a workload's is a LabelSelector.
+    labels(o.kind === 'Service' ? spec.selector : spec.selector.matchLabels, o.kind === 'Service' ? 'spec.selector' : 'spec.selector.matchLabels', out);
+  }
+  if (o.kind === 'Ingress') {
+    (Array.isArray(spec.rules) ? spec.rules : []).forEach((r, i) => {
+      if (isObj(r) && typeof r.host === 'string' && !isIngressHost(r.host)) out.push({ field: `spec.rules[${i}].host`, message: `invalid host ${JSON.stringify(r.host)}: ${NAME_MESSAGES.dns1123Subdomain}, not an IP address` });
+    });
+    (Array.isArray(spec.tls) ? spec.tls : []).forEach((t, i) => {
+      (isObj(t) && Array.isArray(t.hosts) ? t.hosts : []).forEach((h, j) => {
+        if (typeof h === 'string' && !isIngressHost(h)) out.push({ field: `spec.tls[${i}].hosts[${j}]`, message: `invalid host ${JSON.stringify(h)}: ${NAME_MESSAGES.dns1123Subdomain}` });
+      });
+    });
+  }
+  return out;
+}
+
+// Keys repeat on every object (a few dozen distinct ones): each is checked once.
+const goodKeys = new Set<string>();
+function isGoodKey(k: string): boolean {
+  if (goodKeys.has(k)) return true;
+  if (!isQualifiedName(k)) return false;
+  if (goodKeys.size < 10_000) goodKeys.add(k);
+  return true;
+}
+
+function labels(map: unknown, at: string, out: { field: string; message: string }[]): void {
+  if (!isObj(map)) return;
+  for (const k in map) {
+    const v = map[k];
+    if (isGoodKey(k) && typeof v === 'string' && isLabelValue(v)) continue;
+    const field = `${at}[${JSON.stringify(k)}]`;
+    if (!isGoodKey(k)) out.push({ field, message: `invalid label key ${JSON.stringify(k)}: must be a qualified name ([prefix/]name, name at most 63 characters)` });
+    if (typeof v !== 'string' || !isLabelValue(v)) {
+      out.push({ field, message: `invalid label value ${JSON.stringify(v)}: at most 63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character` });
+    }
+  }
+}
+
+function isIngressHost(h: string): boolean {
+  return !/^\d+\.\d+\.\d+\.\d+$/.test(h) && (h.startsWith('*.') ? isDns1123Subdomain(h.slice(2)) : isDns1123Subdomain(h));
 }
 
 export interface CheckedSet {
@@ -63,6 +148,14 @@ export function parentSource(inventory: Inventory, parent: ParentRef): Source | 
 export function checkRenderedSets(sets: readonly RenderedSet[], sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
   return renderedSetProblems(
     sets.map((s) => ({ unit: s.unit, check: checkSetObjects(s.objects) })),
+    sourceOf,
+  );
+}
+
+/** Only the collisions of fully rendered sets (`validate` checks single objects in full itself). */
+export function collisionProblems(sets: readonly RenderedSet[], sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
+  return renderedSetProblems(
+    sets.map((s) => ({ unit: s.unit, check: { ids: s.objects.map(objectIdentity), issues: [] } })),
     sourceOf,
   );
 }
@@ -97,6 +190,15 @@ export function renderedSetProblems(sets: Iterable<CheckedSet>, sourceOf?: (pare
     const src = sourceOf?.(p);
     return { file: src?.file ?? all[i].unit.id, document: src?.document, kind: p.kind, name: p.namespace ? `${p.namespace}/${p.name}` : p.name };
   };
+  all.forEach((set, i) => {
+    if (set.check.issues.length === 0) return;
+    const at = where(i);
+    const from = `rendered for ${parentKey(set.unit.parent)}`;
+    for (const issue of set.check.issues) {
+      const [kind, namespace, name] = issue.object.split('/');
+      problems.push({ severity: 'error', file: at.file, document: at.document, kind, name: namespace ? `${namespace}/${name}` : name, field: issue.field, message: `${issue.message} (${from})` });
+    }
+  });
   const list = (ids: string[]) => ids.slice(0, SHOWN).map(showIdentity).join(', ') + (ids.length > SHOWN ? `, … (${ids.length - SHOWN} more)` : '');
   for (const i of [...new Set([...clashes.keys(), ...twice.keys()])].sort((a, b) => a - b)) {
     for (const [first, ids] of clashes.get(i) ?? []) {

@@ -13,7 +13,7 @@ import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { FORMAT_MESSAGES, isDns1123Label, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
-import { checkRenderedSets } from './prewrite.ts';
+import { collisionProblems } from './prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
 
@@ -187,7 +187,7 @@ export function validateRenderedSets(
     }
   }
   // Two inputs rendering one object (or one rendering it twice): only one could exist.
-  problems.push(...checkRenderedSets(sets, options.sourceOf));
+  problems.push(...collisionProblems(sets, options.sourceOf));
   return { problems, objects, sets: sets.length, ms: performance.now() - start };
 }
 

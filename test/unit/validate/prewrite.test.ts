@@ -164,3 +164,67 @@ describe('the gitops tree keeps every object', () => {
     expect(names).toContain('crownlabs-instances-tenant-x.1');
   });
 });
+
+describe('what the API server would refuse is refused before writing (#14.15)', () => {
+  const LONG = `inst-${'x'.repeat(60)}`; // 65 characters: a Service name and label values are at most 63
+  const longLab = () => lab({ env: { environmentType: 'Container' }, instanceMeta: { name: LONG } });
+
+  it('a long Instance name: every invalid name and label value, with its field and the input', () => {
+    const parsed = parseInputText(longLab(), 'lab.yaml');
+    const { inventory } = Inventory.fromObjects(parsed.objects);
+    const problems = checkRenderedSets(renderAll(compose(inventory, testConfig())), (p) => parentSource(inventory, p));
+    const lines = problems.map(formatProblem);
+    expect(lines).toContain(
+      `lab.yaml (document 5, Service tenant-john-doe/${LONG}): error: metadata.name: invalid name "${LONG}": must be a lowercase RFC 1123 label: at most 63 lower case alphanumeric characters or '-', starting and ending with an alphanumeric character (rendered for Instance/tenant-john-doe/${LONG})`,
+    );
+    expect(lines.some((l) => l.includes(`Deployment tenant-john-doe/${LONG}): error: spec.template.metadata.labels["crownlabs.polito.it/instance"]: invalid label value`))).toBe(true);
+    expect(lines.some((l) => l.includes(`Deployment tenant-john-doe/${LONG}): error: spec.selector.matchLabels["crownlabs.polito.it/instance"]`))).toBe(true);
+    expect(problems.every((p) => p.severity === 'error' && p.file === 'lab.yaml' && p.document === 5)).toBe(true);
+  });
+
+  it('the same objects pass `crownlabs validate`\'s metadata rules exactly when they pass these', () => {
+    const parsed = parseInputText(longLab(), 'lab.yaml');
+    const { inventory } = Inventory.fromObjects(parsed.objects);
+    const sets = renderAll(compose(inventory, testConfig()));
+    const cheap = new Set(checkRenderedSets(sets).map((p) => `${p.kind} ${p.name} ${p.field}`));
+    const full = validateRenderedSets(sets).problems.filter((p) => /^metadata\.(name|namespace|labels)/.test(p.field ?? ''));
+    expect(full.length).toBeGreaterThan(0);
+    for (const p of full) expect(cheap, `${p.kind} ${p.name} ${p.field}`).toContain(`${p.kind} ${p.name} ${p.field}`);
+  });
+
+  it('render workers report the same issues', async () => {
+    const { renderParallel } = await import('../../../src/sinks/parallel/render-pool.ts');
+    const { checkSetObjects } = await import('../../../src/validate/prewrite.ts');
+    const parsed = parseInputText(longLab(), 'lab.yaml');
+    const { inventory } = Inventory.fromObjects(parsed.objects);
+    const composition = compose(inventory, testConfig());
+    const out = await renderParallel(composition.units, inventory.allObjects(), testConfig(), 'synth', undefined, { threads: 1, mainThreadRenders: false });
+    const sets = renderAll(composition);
+    out.forEach((o, i) => expect(o.check).toEqual(checkSetObjects(sets[i].objects)));
+    expect(out.some((o) => o.check.issues.length > 0)).toBe(true);
+  });
+
+  it('synth and gitops exit 1 and write nothing: a long name, a URL as host, a negative cap', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'long-'));
+    writeFileSync(join(dir, 'lab.yaml'), longLab());
+    const config = join(mkdtempSync(join(tmpdir(), 'long-config-')), 'config.yaml');
+    writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
+    for (const [cmd, out] of [['synth', 'dist'], ['gitops', 'gitops']] as const) {
+      const r = crownlabs([cmd, '-f', dir, '--config', config, '-o', join(dir, out)]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`(document 5, Service tenant-john-doe/${LONG}): error: metadata.name: invalid name`);
+      expect(r.stderr).toMatch(/errors: nothing was written/);
+      expect(() => readFileSync(join(dir, out, cmd === 'synth' ? 'tenants/john.doe.yaml' : 'SECRETS.md'))).toThrow();
+    }
+    const good = join(mkdtempSync(join(tmpdir(), 'good-')), 'lab.yaml');
+    writeFileSync(good, lab({ env: { environmentType: 'Container' } }));
+    const url = crownlabs(['synth', '-f', good, '--config', config, '--website-base-url', 'http://x/y', '-o', join(dir, 'url')]);
+    expect(url.code).toBe(1);
+    expect(url.stderr).toContain('flag --website-base-url: error: websiteBaseUrl: must be a bare DNS name');
+    const cap = crownlabs(['gitops', '-f', good, '--config', config, '--cap-cpu', '-5', '-o', join(dir, 'cap')]);
+    expect(cap.code).toBe(1);
+    expect(cap.stderr).toContain('flag --cap-cpu: error: capCpu: must not be negative, not "-5"');
+    expect(() => readFileSync(join(dir, 'url', 'tenants', 'john.doe.yaml'))).toThrow();
+    expect(() => readFileSync(join(dir, 'cap', 'SECRETS.md'))).toThrow();
+  });
+});
