@@ -284,7 +284,7 @@ function parseTyped(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?:
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       // Kubernetes integer fields are int32.
-      return Number.isInteger(n) && n >= 0 && n <= 2 ** 31 - 1 ? { value: n } : { error: `must be an integer from 0 to ${2 ** 31 - 1}, not ${show(raw)}` };
+      return Number.isInteger(n) && n >= 0 && n <= 2 ** 31 - 1 ? { value: n } : { error: `must be a non-negative integer (at most ${2 ** 31 - 1}), not ${show(raw)}` };
     }
     case 'bool':
       if (typeof raw === 'boolean') return { value: raw };

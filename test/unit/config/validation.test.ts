@@ -103,7 +103,7 @@ describe('configuration values are checked when loaded', () => {
     const msg = (key: string, value: string) => loadConfig({ flags: { [key]: value } }).problems.map((p) => `${p.file}: ${p.field}: ${p.message}`);
     expect(msg('websiteBaseUrl', 'http://x/y')[0]).toMatch(/^flag --website-base-url: websiteBaseUrl: must be a bare DNS name: .*, not "http:\/\/x\/y"$/);
     expect(msg('capCpu', '-5')).toEqual(['flag --cap-cpu: capCpu: must not be negative, not "-5"']);
-    expect(msg('capInstances', '99999999999')).toEqual(['flag --cap-instances: capInstances: must be an integer from 0 to 2147483647, not "99999999999"']);
+    expect(msg('capInstances', '99999999999')).toEqual(['flag --cap-instances: capInstances: must be a non-negative integer (at most 2147483647), not "99999999999"']);
     expect(msg('baseWorkspaces', 'ok,Not-OK')[0]).toContain('has "Not-OK"');
   });
 });
