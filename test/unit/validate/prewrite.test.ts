@@ -1,5 +1,6 @@
 // #14.10: two inputs that render the same object (kind, namespace, name) are an error in every
 // sink, naming both inputs; so is a set that renders an object twice.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -111,6 +112,17 @@ describe('every sink refuses before writing', () => {
     expectRefused(crownlabs(['gitops', '-f', dir, '--config', config, '-o', out]));
     expect(() => readFileSync(join(out, 'SECRETS.md'))).toThrow();
     expectRefused(crownlabs(['validate', '-f', dir, '--config', config]));
+  });
+  it('cdk8s synth (main.ts)', () => {
+    const out = join(dir, 'cdk8s-dist');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'main.ts')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CROWNLABS_INPUT: dir, CROWNLABS_CONFIG: config, CDK8S_OUTDIR: out },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`Instance/tenant-john-doe/inst-one (${relative(ROOT, second)}, document 1) renders too`);
+    expect(() => readFileSync(join(out, 'platform.yaml'))).toThrow();
   });
   it('gitops --watch (LabSession): an edit that makes a collision keeps the last good sets', () => {
     const d = mkdtempSync(join(tmpdir(), 'twins-watch-'));
