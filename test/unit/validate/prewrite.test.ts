@@ -73,6 +73,16 @@ describe('objects rendered by two inputs', () => {
     expect(problems[0].message).toMatch(/^renders 9 objects that .*: Namespace tenant-ann-lee, .*… \(4 more\)/);
   });
 
+  it('an Instance named mydrive-info cannot replace its tenant\'s MyDrive Secret with its cloud-init', () => {
+    const parsed = parseInputText(lab({ env: { environmentType: 'VirtualMachine' }, instanceMeta: { name: 'mydrive-info' } }), 'lab.yaml');
+    const { inventory } = Inventory.fromObjects(parsed.objects);
+    const problems = checkRenderedSets(renderAll(compose(inventory, testConfig())), (p) => parentSource(inventory, p));
+    expect(problems.map(formatProblem)).toEqual([
+      'lab.yaml (document 5, Instance tenant-john-doe/mydrive-info): error: renders an object that Tenant/john.doe (lab.yaml, document 2) renders too: Secret tenant-john-doe/mydrive-info. ' +
+        'Only one of them can exist, and the last one written would silently replace the other: rename one of the two',
+    ]);
+  });
+
   it('an Instance that renders one object twice (environment a and a-oauth2-proxy behind per-instance proxies)', () => {
     const parsed = parseInputText(lab({ env: [{ name: 'a', environmentType: 'Container' }, { name: 'a-oauth2-proxy', environmentType: 'Container' }] }), 'lab.yaml');
     const { inventory } = Inventory.fromObjects(parsed.objects);
