@@ -12,6 +12,7 @@ import { renderPlatform } from './src/platform/install.ts';
 import { writeTreeAtomically } from './src/sinks/atomic-tree.ts';
 import { distFiles } from './src/sinks/files.ts';
 import { objectsToYaml } from './src/sinks/yaml-emitter.ts';
+import { checkRenderedSets, parentSource } from './src/validate/prewrite.ts';
 
 const root = packageRoot();
 const input = process.env.CROWNLABS_INPUT ?? join(root, 'examples', 'lab');
@@ -25,5 +26,9 @@ const all = [...configProblems, ...problems, ...composition.problems];
 for (const p of all) process.stderr.write(`${formatProblem(p)}\n`);
 if (hasErrors(all)) process.exit(1);
 const sets = renderAll(composition);
+// The pre-write checks of `crownlabs synth`: invalid names and labels, two inputs rendering one object.
+const rendered = checkRenderedSets(sets, (p) => parentSource(inventory, p));
+for (const p of rendered) process.stderr.write(`${formatProblem(p)}\n`);
+if (hasErrors(rendered)) process.exit(1);
 writeTreeAtomically(outdir, new Map([...distFiles(sets), ['platform.yaml', objectsToYaml(renderPlatform(config))]]));
 process.stderr.write(`${sets.length} resource sets and the platform chart → ${outdir}\n`);

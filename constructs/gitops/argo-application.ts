@@ -16,7 +16,8 @@ export interface ArgoApplicationProps {
 /**
  * One Argo CD Application of the gitops tree: automated sync with pruning and self-heal, server-side
  * apply (our objects are large, e.g. KubeVirt VMs), and the resources finalizer so that deleting the
- * Application deletes what it deployed.
+ * Application deletes what it deployed — but for the objects marked `Delete=false` (storage and
+ * namespaces, src/sinks/gitops.ts `retentionOptions`).
  */
 export class ArgoApplication extends Construct {
   constructor(scope: Construct, id: string, props: ArgoApplicationProps) {

@@ -27,8 +27,10 @@ export class InstanceChart extends Chart {
       const nfs = vmEnvs.find((e) => e.standardMode && e.nfs)?.nfs;
       new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs });
     }
-    for (const env of plan.environments) {
-      const scope = plan.environments.length > 1 ? `env-${env.env.name}` : 'env';
+    plan.environments.forEach((env, index) => {
+      // By position: ids built from environment names collide (`a` + `-oauth2-proxy` vs `a-oauth2-proxy`),
+      // and a construct id clash is a crash, not a clear error (the objects' own collisions are reported).
+      const scope = plan.environments.length > 1 ? `env-${index}` : 'env';
       if (env.exposed) {
         const auth = env.standardMode && env.env.guiEnabled ? config.authMode : undefined;
         let backendOverride;
@@ -74,6 +76,6 @@ export class InstanceChart extends Chart {
           config,
         });
       }
-    }
+    });
   }
 }

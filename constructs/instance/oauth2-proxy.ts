@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { MIN_SEED_LENGTH } from '../../src/config/keys.ts';
 import { LABEL } from '../../src/model/labels.ts';
 import { oauth2ProxyName } from '../../src/model/naming.ts';
 import { INGRESS_TLS_SECRET } from './exposition.ts';
@@ -23,7 +24,10 @@ export interface Oauth2ProxyProps {
   readonly issuerUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** Seed of the cookie secret; the secret itself is derived, so the composition stays pure. */
+  /**
+   * Secret seed of the cookie secret; the secret itself is derived, so the composition stays pure.
+   * Empty (only where Secret values are never written, e.g. the gitops tree): the value is empty.
+   */
   readonly cookieSecretSeed: string;
 }
 
@@ -51,7 +55,7 @@ export class Oauth2Proxy extends Construct {
       metadata: { name, labels: props.labels },
       type: 'Opaque',
       stringData: {
-        'cookie-secret': deriveCookieSecret(props.cookieSecretSeed, props.uid, env.name),
+        'cookie-secret': props.cookieSecretSeed ? deriveCookieSecret(props.cookieSecretSeed, props.uid, env.name) : '',
         'client-secret': props.clientSecret,
       },
     });
@@ -126,5 +130,7 @@ export class Oauth2Proxy extends Construct {
 
 /** 32 hex characters (a 32-byte secret, as oauth2-proxy requires), derived from the seed and UID. */
 export function deriveCookieSecret(seed: string, uid: string, environmentName: string): string {
+  // UIDs and names are public (paths, the gitops tree): without a secret seed anyone could compute it.
+  if (seed.length < MIN_SEED_LENGTH) throw new Error(`cookie secret seed shorter than ${MIN_SEED_LENGTH} characters`);
   return createHmac('sha256', seed).update(`${uid}/${environmentName}`).digest('hex').slice(0, 32);
 }

@@ -33,7 +33,7 @@ export interface PlatformInstallProps {
   readonly controllerResources: { cpu: string; memory: string };
   /** The configuration file of every component (ConfigMap `<namespace>/crownlabs-composer-config`). */
   readonly configYaml: string;
-  /** Secret holding `keycloakPassword` / `oidcClientSecret` (optional keys). */
+  /** Secret holding `keycloakPassword` / `oidcClientSecret` / `cookieSecretSeed` (optional keys). */
   readonly secretName: string;
   readonly controllerRules: k8s.PolicyRule[];
   readonly leaseRules: k8s.PolicyRule[];
@@ -133,7 +133,11 @@ export class PlatformInstall extends Construct {
                     '--health-probe-addr',
                     `:${PORTS.health}`,
                   ],
-                  env: [secretEnv('CROWNLABS_KEYCLOAK_PASSWORD', 'keycloakPassword'), secretEnv('CROWNLABS_OIDC_CLIENT_SECRET', 'oidcClientSecret')],
+                  env: [
+                    secretEnv('CROWNLABS_KEYCLOAK_PASSWORD', 'keycloakPassword'),
+                    secretEnv('CROWNLABS_OIDC_CLIENT_SECRET', 'oidcClientSecret'),
+                    secretEnv('CROWNLABS_COOKIE_SECRET_SEED', 'cookieSecretSeed'),
+                  ],
                   ports: [
                     { name: 'metrics', containerPort: PORTS.metrics, protocol: 'TCP' },
                     { name: 'health', containerPort: PORTS.health, protocol: 'TCP' },

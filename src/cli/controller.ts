@@ -8,6 +8,7 @@ import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseDuration } from './duration.ts';
 import { loadKubeConfig } from './kube.ts';
+import { cookieSecretSeedProblem } from '../config/config.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_USAGE, reportProblems } from './report.ts';
 
@@ -64,6 +65,9 @@ export function registerController(program: Command): void {
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const { config, problems } = configFromOptions(opts);
+    // The controller writes the per-instance Secrets: it never starts with a seed anyone could guess.
+    const seed = cookieSecretSeedProblem(config);
+    if (seed) problems.push(seed);
     if (reportProblems(problems)) {
       process.exitCode = EXIT_USAGE;
       return;

@@ -10,6 +10,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
 import { LabSession } from './lab-session.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
@@ -46,7 +47,8 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const out = resolve(opts.output);
   const builder = new GitopsTreeBuilder(config);
-  const session = new LabSession(opts.file, config);
+  // The tree holds no Secret values: no secret that only shapes them is needed.
+  const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
   let files: Map<string, string>;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   if (opts.watch) {
@@ -120,7 +122,7 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
-  const composition = compose(inventory, config);
+  const composition = compose(inventory, config, { secretValues: false });
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
   let started = false;
@@ -132,11 +134,15 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
       }
     : undefined;
   let files: Map<string, string>;
+  const checks: CheckedSet[] = [];
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
+    composition.units.forEach((unit, i) => checks.push({ unit, check: out[i].check }));
     files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
-  } else files = builder.render(composition.units, progress);
+  } else files = builder.render(composition.units, progress, (set) => checks.push({ unit: set.unit, check: checkSetObjects(set.objects) }));
   bar?.stop();
+  // What the API server would refuse, or two inputs rendering one object: nothing is written.
+  if (reportProblems(renderedSetProblems(checks, (parent) => parentSource(inventory, parent)), opts.quiet)) return 'invalid';
   return files;
 }
 

@@ -3,9 +3,10 @@ import { Inventory } from '../api/inventory.ts';
 import { expandInputPaths, parseInputFile, type SourcedObject } from '../api/parse.ts';
 import { hasErrors, type Problem } from '../api/problems.ts';
 import { objectKey } from '../api/types.ts';
-import { compareUnits, compose, renderUnit, type RenderedSet } from '../compose/compose.ts';
+import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from '../validate/prewrite.ts';
 
 interface FileState {
   objects: SourcedObject[];
@@ -31,11 +32,13 @@ export class LabSession {
   private readonly files = new Map<string, FileState>();
   private sets = new Map<string, RenderedSet>();
   private dependents = new Map<string, Set<string>>();
+  private readonly checks = new WeakMap<RenderedSet, SetCheck>();
 
   constructor(
     private readonly paths: readonly string[],
     private readonly config: ComposerConfig,
     private readonly cwd = process.cwd(),
+    private readonly composeOptions: Pick<ComposeOptions, 'secretValues'> = {},
   ) {}
 
   /** Reads everything and renders every set. */
@@ -44,7 +47,7 @@ export class LabSession {
     for (const f of files) this.files.set(f, this.parseFile(f));
     const inventory = this.inventoryOrProblems(problems);
     if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
-    const composition = compose(inventory.inventory, this.config);
+    const composition = compose(inventory.inventory, this.config, this.composeOptions);
     const all = [...inventory.problems, ...composition.problems];
     if (hasErrors(all)) return { problems: all, applied: false, rerendered: [] };
     const sets = new Map<string, RenderedSet>();
@@ -52,6 +55,8 @@ export class LabSession {
       sets.set(unit.id, { unit, objects: renderUnit(unit) });
       onProgress?.(i + 1, composition.units.length);
     });
+    const checked = this.checkSets(sets.values(), inventory.inventory);
+    if (hasErrors(checked)) return { problems: [...all, ...checked], applied: false, rerendered: [] };
     this.replaceSets(sets);
     return { problems: all, applied: true, rerendered: [...sets.keys()] };
   }
@@ -86,7 +91,7 @@ export class LabSession {
     for (const key of changedKeys) for (const id of this.dependents.get(key) ?? []) affectedIds.add(id);
     const affectedParents = new Set<string>([...changedKeys]);
     for (const id of affectedIds) affectedParents.add(parentKey(this.sets.get(id)!.unit.parent));
-    const composition = compose(inventory.inventory, this.config, { only: (p) => affectedParents.has(parentKey(p)) });
+    const composition = compose(inventory.inventory, this.config, { ...this.composeOptions, only: (p) => affectedParents.has(parentKey(p)) });
     const all = [...inventory.problems, ...composition.problems];
     if (hasErrors(all)) {
       rollback();
@@ -97,6 +102,13 @@ export class LabSession {
     // Every set depends on its own parent's key, so the affected ids are all the sets that may go.
     const gone = [...affectedIds].filter((id) => !rendered.has(id));
     const added = [...rendered.keys()].filter((id) => !this.sets.has(id));
+    // The sets after this update, checked before any of them replaces the last good ones.
+    const after = [...this.sets.values()].filter((s) => !affectedIds.has(s.unit.id) && !rendered.has(s.unit.id));
+    const checked = this.checkSets([...after, ...rendered.values()], inventory.inventory);
+    if (hasErrors(checked)) {
+      rollback();
+      return { problems: [...all, ...checked], applied: false, rerendered: [] };
+    }
     for (const id of gone) this.unindex(this.sets.get(id)!);
     for (const id of rendered.keys()) if (this.sets.has(id)) this.unindex(this.sets.get(id)!);
     if (gone.length || added.length) {
@@ -123,6 +135,19 @@ export class LabSession {
     this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
     this.dependents = new Map();
     for (const set of sorted) this.index(set);
+  }
+
+  /** The pre-write checks of these sets; each set's own part is computed once. */
+  private checkSets(sets: Iterable<RenderedSet>, inventory: Inventory): Problem[] {
+    const checked: CheckedSet[] = [];
+    for (const set of sets) {
+      let check = this.checks.get(set);
+      if (!check) this.checks.set(set, (check = checkSetObjects(set.objects)));
+      checked.push({ unit: set.unit, check });
+    }
+    // Composition order, so the later input of two is the one reported, as in a full render.
+    checked.sort((a, b) => compareUnits(a.unit, b.unit));
+    return renderedSetProblems(checked, (parent) => parentSource(inventory, parent));
   }
 
   /** Records which input keys a set depends on. */

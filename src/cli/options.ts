@@ -7,6 +7,7 @@ import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from '../config/keys.ts';
 export function addConfigOptions(cmd: Command): Command {
   cmd.option('--config <file>', 'YAML configuration file (keys as in the README; environment CROWNLABS_* and flags override it)');
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
+    if (!def.flag) continue; // environment only
     const opt = new Option(`${def.flag} <value>`, `${def.doc} [env ${envVarName(def.key)}]`);
     cmd.addOption(def.type === 'enum' && def.enumValues ? opt.choices([...def.enumValues]) : opt);
   }
@@ -17,6 +18,7 @@ export function addConfigOptions(cmd: Command): Command {
 export function configFromOptions(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { config: ComposerConfig; problems: Problem[] } {
   const flags: Record<string, unknown> = {};
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
+    if (!def.flag) continue;
     const value = opts[new Option(def.flag).attributeName()];
     if (value !== undefined) flags[def.key] = value;
   }

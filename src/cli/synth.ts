@@ -5,6 +5,8 @@ import { compose, renderAll } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
+import type { ParentRef } from '../model/labels.ts';
+import { checkRenderedSets, parentSource, renderedSetProblems } from '../validate/prewrite.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 
@@ -41,16 +43,20 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   let files: Map<string, string>;
   let objects = 0;
+  const sourceOf = (parent: ParentRef) => parentSource(inventory, parent);
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     // Large inputs: the same composition, split over threads; files come back in composition order.
     files = new Map();
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: jobs });
+    if (reportProblems(renderedSetProblems(composition.units.map((unit, i) => ({ unit, check: out[i].check })), sourceOf), opts.quiet)) return EXIT_INPUT;
     composition.units.forEach((unit, i) => {
       files.set(`${unit.id}.yaml`, out[i].yaml!);
       objects += out[i].objectCount;
     });
   } else {
     const sets = renderAll(composition);
+    // What the API server would refuse, or two inputs rendering one object: nothing is written.
+    if (reportProblems(checkRenderedSets(sets, sourceOf), opts.quiet)) return EXIT_INPUT;
     if (opts.stdout) {
       process.stdout.write(allObjectsYaml(sets));
       return EXIT_OK;

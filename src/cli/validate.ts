@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import type { Inventory } from '../api/inventory.ts';
 import { loadInventory } from '../api/load.ts';
-import type { Source } from '../api/parse.ts';
 import { formatProblem, hasErrors, type Problem } from '../api/problems.ts';
-import type { InputObject } from '../api/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
-import type { ParentRef } from '../model/labels.ts';
+import { parentSource } from '../validate/prewrite.ts';
 import { sharedValidator, validateRenderedSets } from '../validate/validator.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK } from './report.ts';
@@ -62,17 +59,4 @@ function report(problems: readonly Problem[], quiet = false): boolean {
   const errors = problems.filter((p) => p.severity === 'error').length;
   if (errors > 0) process.stderr.write(`${errors} error${errors === 1 ? '' : 's'}\n`);
   return hasErrors(problems);
-}
-
-function parentSource(inventory: Inventory, parent: ParentRef): Source | undefined {
-  const key = parent.namespace ? `${parent.namespace}/${parent.name}` : parent.name;
-  const maps: Partial<Record<ParentRef['kind'], Map<string, InputObject>>> = {
-    Instance: inventory.instances,
-    Tenant: inventory.tenants,
-    Workspace: inventory.workspaces,
-    InstanceSnapshot: inventory.snapshots,
-  };
-  const map = maps[parent.kind];
-  const object = map?.get(key);
-  return object ? inventory.sourceOf(object) : undefined;
 }

@@ -6,7 +6,7 @@ import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../api/inventory.ts';
 import type { Problem } from '../api/problems.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, type InstanceSnapshot, type KubeObject, type Tenant } from '../api/types.ts';
-import type { ComposerConfig } from '../config/config.ts';
+import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
 import { planInstance } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
@@ -41,6 +41,11 @@ export interface ComposeOptions {
    * snapshot's creationTimestamp (`requestTag`), so files render deterministically.
    */
   snapshotTag?: (snapshot: InstanceSnapshot) => string;
+  /**
+   * false: Secret values are never written (the gitops tree, RBAC derivation), so secrets that
+   * only shape values (the cookie secret seed) are not required. Default true.
+   */
+  secretValues?: boolean;
 }
 
 export interface Composition {
@@ -64,6 +69,10 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     problems.push({ severity: 'warning', file: src?.file, document: src?.document, kind: obj.kind, name: objectKey(obj), message });
   };
   const renderedTenants = new Map<string, Tenant>();
+
+  // Without its seed a per-instance cookie secret could be computed from public data: no Instance renders.
+  const seedProblem = options.secretValues === false ? undefined : cookieSecretSeedProblem(config);
+  if (seedProblem) problems.push(seedProblem);
 
   const wanted = options.only ?? (() => true);
   const myDriveShare = options.myDriveShare ?? ((t: Tenant) => nfsShareFromConfig(config, t.metadata.name));
@@ -119,6 +128,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
       continue;
     }
+    if (seedProblem) continue;
     const result = planInstance(instance, inventory, config, myDriveShare);
     problems.push(...result.problems);
     const plan = result.plan;

@@ -2,8 +2,9 @@ import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { readInputFile } from '../api/input-file.ts';
 import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
 import type { Problem } from '../api/problems.ts';
+import { Quantity } from '../model/quantity.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
-import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from './keys.ts';
+import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 
 export interface LabelSelector {
   key: string;
@@ -109,6 +110,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
     if (error) problems.push({ severity: 'error', ...where, message: error });
     else config[def.key] = value;
   };
+  const envOnly = (def: ConfigKeyDef, where: Omit<Problem, 'severity' | 'message'>) =>
+    problems.push({ severity: 'error', ...where, message: `is a secret read only from the environment: set ${envVarName(def.key)} instead` });
   if (sources.file) {
     const file = sources.file;
     const read = readInputFile(file, CONFIG_MAX_BYTES, 'the config file limit');
@@ -126,7 +129,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
             problems.push({ severity: 'error', ...where, message: `unknown config key (known: ${defs.map((d) => d.key).join(', ')})` });
             continue;
           }
-          set(def, raw, where);
+          if (def.envOnly) envOnly(def, where);
+          else set(def, raw, where);
         }
       }
     }
@@ -137,7 +141,9 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
   }
   for (const def of defs) {
     const raw = sources.flags?.[def.key];
-    if (raw !== undefined) set(def, raw, { file: `flag ${def.flag}`, field: def.key });
+    if (raw === undefined) continue;
+    if (def.envOnly) envOnly(def, { file: 'flags', field: def.key });
+    else set(def, raw, { file: `flag ${def.flag}`, field: def.key });
   }
   return { config: config as unknown as ComposerConfig, problems };
 }
@@ -173,14 +179,149 @@ function parseConfigText(text: string, file: string): { value?: unknown; problem
   }
 }
 
-/** Parses a value given as a string (flag, environment) or as YAML (config file). */
+/**
+ * The problem of a configuration whose per-instance oauth2-proxies would get cookie secrets anyone
+ * could compute: their seed is the only secret input (Instance UIDs and names are in the rendered
+ * paths). Sinks that write Secret values (synth, the controller) refuse to render without it.
+ */
+export function cookieSecretSeedProblem(config: Pick<ComposerConfig, 'authMode' | 'cookieSecretSeed'>): Problem | undefined {
+  if (config.authMode !== 'per-instance' || config.cookieSecretSeed) return undefined;
+  return {
+    severity: 'error',
+    file: `environment ${envVarName('cookieSecretSeed')}`,
+    field: 'cookieSecretSeed',
+    message:
+      `authMode "per-instance" derives every oauth2-proxy cookie secret from a secret seed, and none is set: set ${envVarName('cookieSecretSeed')} ` +
+      `to at least ${MIN_SEED_LENGTH} random characters (e.g. \`openssl rand -hex 32\`); in the cluster the controller reads it from the Secret crownlabs-composer-secrets, key cookieSecretSeed`,
+  };
+}
+
+// Names and references as the API server and the image tools read them.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const REGISTRY_HOST = String.raw`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?`;
+const PATH_COMPONENT = String.raw`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`;
+const TAG = String.raw`[\w][\w.-]{0,127}`;
+const DIGEST = String.raw`[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}`;
+const REPOSITORY_PATH = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
+const TAG_AND_DIGEST = new RegExp(`^(?::${TAG})?(?:@${DIGEST})?$`);
+const IMAGE_TAG = new RegExp(`^${TAG}$`);
+const REGISTRY = new RegExp(`^${REGISTRY_HOST}(?:/${PATH_COMPONENT})*$`);
+
+/**
+ * distribution/reference: `[host[:port]/]path[:tag][@digest]`; the first part is a host only
+ * when it has a `.` or `:` or is `localhost` (else it is a lowercase path component).
+ */
+function isImage(s: string, withTag: boolean): boolean {
+  // The tag or digest starts at the first `:` or `@` after the last `/`.
+  const at = s.search(/[:@][^/]*$/);
+  const name = at >= 0 ? s.slice(0, at) : s;
+  const rest = s.slice(name.length);
+  if (!withTag && rest !== '') return false;
+  if (!TAG_AND_DIGEST.test(rest)) return false;
+  const slash = name.indexOf('/');
+  const first = slash >= 0 ? name.slice(0, slash) : '';
+  const isHost = slash >= 0 && (first.includes('.') || first.includes(':') || first === 'localhost');
+  if (isHost && !new RegExp(`^${REGISTRY_HOST}$`).test(first)) return false;
+  return REPOSITORY_PATH.test(isHost ? name.slice(slash + 1) : name);
+}
+
+function quantitySign(s: string): number | undefined {
+  try {
+    return Quantity.parse(s).sign();
+  } catch {
+    return undefined;
+  }
+}
+
+function isDnsName(s: string, max = 253): boolean {
+  return s.length <= max && s.split('.').every((l) => l.length <= 63 && DNS_LABEL.test(l));
+}
+
+function hostPort(s: string): boolean {
+  const m = /^(.+?)(?::(\d{1,5}))?$/.exec(s);
+  return !!m && (isDnsName(m[1]) || IPV4.test(m[1])) && (m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535));
+}
+
+function isUrl(s: string, schemes: readonly string[]): boolean {
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return false;
+  }
+  return schemes.includes(u.protocol) && u.hostname !== '' && !/\s/.test(s);
+}
+
+const show = (v: unknown) => JSON.stringify(v);
+const DNS_NAME_TEXT = "a bare DNS name: lowercase letters, digits, '-' and '.', each part at most 63 characters, no scheme, path or port (e.g. crownlabs.polito.it)";
+
+/**
+ * Checks of parsed values, by the name a key's `check` gives; each returns an error or nothing.
+ * An empty string passes where the key's default is empty (the documented "Empty: …" meaning).
+ */
+const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> = {
+  'secret-seed': (v) => (v === '' || (v as string).length >= MIN_SEED_LENGTH ? undefined : `must be at least ${MIN_SEED_LENGTH} characters (e.g. \`openssl rand -hex 32\`), or empty`),
+  // Exam and Exercise instances get `exam.` / `exercise.` in front: that must still be a DNS name.
+  'dns-name': (v) => (isDnsName(v as string, 253 - 'exercise.'.length) && !IPV4.test(v as string) ? undefined : `must be ${DNS_NAME_TEXT}, not ${show(v)}`),
+  'dns-label': (v) => (isDnsName(v as string, 63) && !(v as string).includes('.') ? undefined : `must be a namespace name (a DNS label: at most 63 lowercase letters, digits and '-'), not ${show(v)}`),
+  'object-name': (v) => (isDnsName(v as string) ? undefined : `must be a Kubernetes object name (a lowercase DNS subdomain of at most 253 characters), not ${show(v)}`),
+  'rbac-name': (v) => (v !== '' && v !== '.' && v !== '..' && !/[/%]/.test(v as string) ? undefined : `must be a ClusterRole name (not empty, '.' or '..', no '/' or '%'), not ${show(v)}`),
+  url: (v) => (isUrl(v as string, ['http:', 'https:']) ? undefined : `must be an http(s) URL with a host (e.g. https://auth.example.org/path), not ${show(v)}`),
+  'git-url': (v) =>
+    isUrl(v as string, ['http:', 'https:', 'ssh:', 'git:']) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(v as string)
+      ? undefined
+      : `must be a git repository URL (https://, ssh://, git:// or user@host:path), not ${show(v)}`,
+  'host-port': (v) => (hostPort(v as string) ? undefined : `must be host or host:port (no scheme or path), not ${show(v)}`),
+  registry: (v) => (REGISTRY.test(v as string) && hostPort((v as string).split('/')[0]) ? undefined : `must be a registry host[:port], optionally with a path (e.g. registry.example.org/crownlabs), not ${show(v)}`),
+  'nfs-server': (v) => (isDnsName(v as string) || IPV4.test(v as string) ? undefined : `must be a host name or an IPv4 address, not ${show(v)}`),
+  image: (v) => (isImage(v as string, true) ? undefined : `must be an image reference ([registry/]repository[:tag][@digest], lowercase repository), not ${show(v)}`),
+  'image-repository': (v) => (isImage(v as string, false) ? undefined : `must be an image repository without tag or digest ([registry/]repository; containerEnvSidecarsTag is appended), not ${show(v)}`),
+  'image-tag': (v) => (IMAGE_TAG.test(v as string) ? undefined : `must be an image tag (letters, digits, '_', '.', '-', at most 128, not starting with '.' or '-'), not ${show(v)}`),
+  'absolute-path': (v) => ((v as string).startsWith('/') && !/[\s]/.test(v as string) ? undefined : `must be an absolute path (starting with '/', no spaces), not ${show(v)}`),
+  'relative-path': (v) => {
+    const s = v as string;
+    return s !== '' && !s.startsWith('/') && !s.split('/').includes('..') && !/\s/.test(s) ? undefined : `must be a relative path inside the repository (no leading '/', no '..'), not ${show(v)}`;
+  },
+  'namespaced-name': (v) => {
+    const [ns, name, ...rest] = (v as string).split('/');
+    return rest.length === 0 && name !== undefined && isDnsName(ns, 63) && !ns.includes('.') && isDnsName(name) ? undefined : `must be <namespace>/<name>, not ${show(v)}`;
+  },
+  base64: (v) => (/^[A-Za-z0-9+/]+={0,2}$/.test(v as string) && (v as string).length % 4 === 0 ? undefined : 'must be base64 (a PEM bundle encoded with base64 -w0)'),
+  'non-empty': (v) => (typeof v === 'string' && v.trim() !== '' && !/\s/.test(v) ? undefined : `must be a non-empty value without spaces, not ${show(v)}`),
+  positive: (v) => {
+    if (typeof v === 'number') return v > 0 ? undefined : `must be greater than 0, not ${v}`;
+    return (quantitySign(v as string) ?? 0) > 0 ? undefined : `must be greater than zero, not ${show(v)}`;
+  },
+  // The namespace `workspace-<name>` must be a DNS label.
+  'workspace-name': (v) => (isDnsName(`workspace-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a workspace name here must make workspace-<name> a namespace name (lowercase letters, digits, '-', at most 53)`),
+  // `crownlabs-controller-<shard>` names a Service: a DNS label; the shard is also a label value.
+  shard: (v) => (isDnsName(`crownlabs-controller-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a shard must be lowercase letters, digits and '-', at most 42 characters`),
+};
+
+/** Parses a value given as a string (flag, environment) or as YAML (config file), then checks it. */
 export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?: string } {
+  const parsed = parseTyped(def, raw);
+  if (parsed.error || !def.check) return parsed;
+  const check = VALUE_CHECKS[def.check];
+  const values = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+  const emptyAllowed = def.default === '';
+  for (const v of values) {
+    if (v === '' && emptyAllowed) continue;
+    const error = check(v);
+    if (error) return { error: def.secret ? error.replace(/, not ".*"$/, '') : error };
+  }
+  return parsed;
+}
+
+function parseTyped(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?: string } {
   switch (def.type) {
     case 'string':
       return typeof raw === 'string' ? { value: raw } : { error: 'must be a string' };
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isInteger(n) && n >= 0 ? { value: n } : { error: 'must be a non-negative integer' };
+      // Kubernetes integer fields are int32.
+      return Number.isInteger(n) && n >= 0 && n <= 2 ** 31 - 1 ? { value: n } : { error: `must be a non-negative integer (at most ${2 ** 31 - 1}), not ${show(raw)}` };
     }
     case 'bool':
       if (typeof raw === 'boolean') return { value: raw };
@@ -188,7 +329,10 @@ export function parseValue(def: ConfigKeyDef, raw: unknown): { value?: unknown; 
       return { error: 'must be true or false' };
     case 'quantity': {
       const s = typeof raw === 'number' ? String(raw) : raw;
-      return typeof s === 'string' && QUANTITY_PATTERN.test(s) ? { value: s } : { error: 'must be a Kubernetes quantity (e.g. 25, 50G, 1Gi)' };
+      if (typeof s !== 'string' || !QUANTITY_PATTERN.test(s)) return { error: `must be a Kubernetes quantity (e.g. 25, 50G, 1Gi), not ${show(raw)}` };
+      const sign = quantitySign(s);
+      if (sign === undefined) return { error: `must be a Kubernetes quantity the API server can hold (e.g. 25, 50G, 1Gi), not ${show(raw)}` };
+      return sign >= 0 ? { value: s } : { error: `must not be negative, not ${show(raw)}` };
     }
     case 'bytes': {
       const m = typeof raw === 'string' ? BYTES.exec(raw.trim()) : null;

@@ -41,9 +41,55 @@ export async function serverSideApply(client: KubeClient, obj: KubeObject, opts:
   });
 }
 
+/**
+ * Objects of a set that another live parent already renders (its controller owner reference), and
+ * objects the set renders twice. Two parents rendering one object (`my.inst` and `my-inst`) would
+ * take it from each other on every reconcile: the one that comes later is refused instead.
+ */
+export function setConflicts(ctx: ControllerContext, owner: CachedObject, objects: readonly KubeObject[]): { object: string; error: Error }[] {
+  const out: { object: string; error: Error }[] = [];
+  const seen = new Set<string>();
+  for (const obj of objects) {
+    const id = objectId(obj);
+    if (seen.has(id)) out.push({ object: id, error: new Error('rendered twice by this resource set') });
+    seen.add(id);
+    const live = ctx.caches.liveOf(obj);
+    const ref = live?.metadata.ownerReferences?.find((r) => r.controller);
+    if (!live || !ref || ref.uid === owner.metadata.uid) continue;
+    const other = liveParent(ctx, ref.kind, live.metadata.namespace, ref.name);
+    // An owner that is gone leaves its children to the garbage collector: not a conflict.
+    if (other?.metadata.uid !== ref.uid) continue;
+    const key = [ref.kind, other.metadata.namespace, ref.name].filter(Boolean).join('/');
+    out.push({
+      object: id,
+      error: new Error(`already rendered for ${key}, which renders the same object: only one of them can exist; rename one of the two (nothing of this set is applied)`),
+    });
+  }
+  return out;
+}
+
+function liveParent(ctx: ControllerContext, kind: string, namespace: string | undefined, name: string): CachedObject | undefined {
+  const c = ctx.caches;
+  switch (kind) {
+    case 'Instance':
+      return c.instances.get(namespace, name);
+    case 'InstanceSnapshot':
+      return c.snapshots.get(namespace, name);
+    case 'Tenant':
+      return c.tenants.get(undefined, name);
+    case 'Workspace':
+      return c.workspaces.get(undefined, name);
+    default:
+      return undefined;
+  }
+}
+
 export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
   const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, terminating: 0, errors: [], live: new Map() };
   const objects = withOwner(rendered, owner);
+  // A set in conflict applies and prunes nothing: the reconciler reports the errors (Event, status).
+  out.errors.push(...setConflicts(ctx, owner, objects));
+  if (out.errors.length) return out;
   const wanted = new Set(objects.map(objectId));
   // Namespaces first: the objects inside them need them.
   const ordered = [...objects.filter((o) => o.kind === 'Namespace'), ...objects.filter((o) => o.kind !== 'Namespace')];

@@ -93,7 +93,8 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   };
   const objects: KubeObject[] = [];
   const parentKinds = new Set<string>();
-  for (const s of renderAll(compose(inventory, variant))) {
+  // Secret values are not needed to know which kinds are rendered (no cookie secret seed here).
+  for (const s of renderAll(compose(inventory, variant, { secretValues: false }))) {
     parentKinds.add(s.unit.parent.kind);
     // A snapshot's Job is created once, never applied or pruned: SNAPSHOT_API_ACCESS says what it needs.
     if (s.unit.parent.kind !== 'InstanceSnapshot') objects.push(...s.objects);

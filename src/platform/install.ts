@@ -13,8 +13,6 @@ import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
 
-/** Keys that never go into the ConfigMap: secrets come from the Secret, platform keys shape the install. */
-const SECRET_KEYS = new Set(['keycloakPassword', 'oidcClientSecret']);
 export const PLATFORM_SECRET = 'crownlabs-composer-secrets';
 
 export function shardsOf(config: ComposerConfig): string[] {
@@ -25,11 +23,15 @@ export function leaseName(shard: string): string {
   return `crownlabs-composer-${shard}`;
 }
 
-/** The configuration file every component reads (`--config`), in the config file's own syntax. */
+/**
+ * The configuration file every component reads (`--config`), in the config file's own syntax.
+ * Secret keys never go into it (the controller reads them from the Secret), nor do the platform
+ * keys, which shape the install.
+ */
 export function configFileOf(config: ComposerConfig): string {
   const out: Record<string, unknown> = {};
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
-    if (SECRET_KEYS.has(def.key) || def.key.startsWith('platform')) continue;
+    if (def.secret || def.key.startsWith('platform')) continue;
     const v = (config as unknown as Record<string, unknown>)[def.key];
     out[def.key] = def.type === 'label' ? `${(v as { key: string }).key}=${(v as { value: string }).value}` : v;
   }

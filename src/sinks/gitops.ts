@@ -10,12 +10,12 @@ import { objectToYaml } from './yaml-emitter.ts';
  *
  *   root/          AppProject + app-of-apps Application `crownlabs-root` (apply once by hand)
  *   apps/          one Application per workspace, tenant and chunk of a namespace's instances
- *   workspaces/<ws>/, tenants/<tenant>/, instances/<namespace>[-<n>]/
+ *   workspaces/<ws>/, tenants/<tenant>/, instances/<namespace>[.<n>]/
  *                  one file per object (`<Kind>_<namespace>_<name>.yaml`) and a kustomization.yaml
  *
  * Differences from `synth`, and only these: no owner references (they need live UIDs), Secret values
- * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, Prune=false on
- * MyDrive PVCs).
+ * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, and the
+ * retention options of `retentionOptions`).
  */
 export interface GitopsApp {
   name: string;
@@ -87,7 +87,8 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
       count += set.objectCount;
     }
     chunks.forEach((chunk, i) => {
-      const suffix = chunks.length > 1 ? `-${i + 1}` : '';
+      // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
+      const suffix = chunks.length > 1 ? `.${i + 1}` : '';
       apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, syncWave: 3, sets: chunk });
     });
   }
@@ -108,11 +109,28 @@ export function gitopsObject(obj: KubeObject, config: ComposerConfig): KubeObjec
   }
   const { ownerReferences: _owners, ...metadata } = obj.metadata;
   const annotations: Record<string, string> = { ...metadata.annotations, [SYNC_WAVE_ANNOTATION]: String(objectSyncWave(obj.kind)) };
-  // A tenant's MyDrive holds its files: never let a sync prune it.
-  if (obj.kind === 'PersistentVolumeClaim' && metadata.namespace === config.mydrivePvcsNamespace) {
-    annotations[SYNC_OPTIONS_ANNOTATION] = 'Prune=false';
-  }
+  const keep = retentionOptions(obj.kind);
+  if (keep) annotations[SYNC_OPTIONS_ANNOTATION] = [annotations[SYNC_OPTIONS_ANNOTATION], keep].filter(Boolean).join(',');
   return { ...obj, metadata: { ...metadata, annotations } };
+}
+
+/**
+ * What Argo CD may never delete (README, "GitOps"). Storage (MyDrive and persistent Instances'
+ * PVCs, persistent VMs, which own their DataVolume) is neither pruned nor deleted with its
+ * Application. Namespaces survive their Application's deletion: deleting a namespace deletes
+ * every object in it, whichever Application holds them, Delete=false or not.
+ */
+export function retentionOptions(kind: string): string | undefined {
+  switch (kind) {
+    case 'PersistentVolumeClaim':
+    case 'VirtualMachine':
+    case 'DataVolume':
+      return 'Prune=false,Delete=false';
+    case 'Namespace':
+      return 'Delete=false';
+    default:
+      return undefined;
+  }
 }
 
 /** The keys a Secret holds, without their values. */
@@ -212,11 +230,13 @@ export class GitopsTreeBuilder {
 
   /**
    * Renders each unit and keeps only its files, so the objects of one set at a time are in memory
-   * (a full render without watch mode: peak memory stays that of the tree's text).
+   * (a full render without watch mode: peak memory stays that of the tree's text). `onRendered`
+   * sees each set's objects first (the pre-write checks).
    */
-  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void): Map<string, string> {
+  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void, onRendered?: (set: RenderedSet) => void): Map<string, string> {
     const sets = units.map((unit, i) => {
       const objects = renderUnit(unit);
+      onRendered?.({ unit, objects });
       this.setFilesOf({ unit, objects });
       onProgress?.(i + 1, units.length);
       return { unit, objectCount: objects.length };

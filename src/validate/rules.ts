@@ -67,6 +67,25 @@ export const NAME_MESSAGES = {
   pathSegment: "may not be '.' or '..' and may not contain '/' or '%'",
 } as const;
 
+/** Name rules by `apiVersion/kind` (ValidateObjectMeta's nameFn); a DNS-1123 subdomain otherwise. */
+export const NAME_RULES: Record<string, 'label' | 'path-segment'> = {
+  'v1/Namespace': 'label',
+  // ValidateServiceCreate with RelaxedServiceNameValidation (GA, locked on, in 1.37): a DNS label.
+  'v1/Service': 'label',
+  'rbac.authorization.k8s.io/v1/Role': 'path-segment',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'path-segment',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'path-segment',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'path-segment',
+};
+
+/** Why `name` is not a valid name of an `apiVersion/kind` object, or nothing when it is. */
+export function nameProblem(apiVersion: string, kind: string, name: string): string | undefined {
+  const rule = NAME_RULES[`${apiVersion}/${kind}`];
+  if (rule === 'label') return isDns1123Label(name) ? undefined : NAME_MESSAGES.dns1123Label;
+  if (rule === 'path-segment') return isPathSegmentName(name) ? undefined : NAME_MESSAGES.pathSegment;
+  return isDns1123Subdomain(name) ? undefined : NAME_MESSAGES.dns1123Subdomain;
+}
+
 // --- formats ----------------------------------------------------------------------------------
 
 /** Formats the rules below use, with the message a failing value gets. */

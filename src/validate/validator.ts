@@ -12,7 +12,8 @@ import type { Source } from '../api/parse.ts';
 import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { FORMAT_MESSAGES, isDns1123Label, isDns1123Subdomain, isPathSegmentName, NAME_MESSAGES, registerRules } from './rules.ts';
+import { FORMAT_MESSAGES, isDns1123Label, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
+import { collisionProblems } from './prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
 
@@ -30,17 +31,6 @@ export interface CompileTiming {
   kind: string;
   ms: number;
 }
-
-/** Name rules by kind (ValidateObjectMeta's nameFn); a DNS-1123 subdomain otherwise. */
-const NAME_RULES: Record<string, 'label' | 'path-segment'> = {
-  'v1/Namespace': 'label',
-  // ValidateServiceCreate with RelaxedServiceNameValidation (GA, locked on, in 1.37): a DNS label.
-  'v1/Service': 'label',
-  'rbac.authorization.k8s.io/v1/Role': 'path-segment',
-  'rbac.authorization.k8s.io/v1/ClusterRole': 'path-segment',
-  'rbac.authorization.k8s.io/v1/RoleBinding': 'path-segment',
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'path-segment',
-};
 
 interface Compiled {
   info: KindSchema;
@@ -137,10 +127,8 @@ export class RenderedObjectValidator {
     if (typeof name !== 'string' || name === '') {
       add('/metadata/name', 'required value is missing');
     } else {
-      const rule = NAME_RULES[`${info.apiVersion}/${info.kind}`];
-      if (rule === 'label' && !isDns1123Label(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.dns1123Label}`);
-      else if (rule === 'path-segment' && !isPathSegmentName(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.pathSegment}`);
-      else if (rule === undefined && !isDns1123Subdomain(name)) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${NAME_MESSAGES.dns1123Subdomain}`);
+      const problem = nameProblem(info.apiVersion, info.kind, name);
+      if (problem) add('/metadata/name', `invalid name ${JSON.stringify(name)}: ${problem}`);
     }
     const namespace = meta.namespace;
     if (info.namespaced) {
@@ -198,6 +186,8 @@ export function validateRenderedSets(
       }
     }
   }
+  // Two inputs rendering one object (or one rendering it twice): only one could exist.
+  problems.push(...collisionProblems(sets, options.sourceOf));
   return { problems, objects, sets: sets.length, ms: performance.now() - start };
 }
 

@@ -22,6 +22,7 @@ export function labConfig(shard: string, overrides: Partial<ComposerConfig> = {}
     namespaceWhitelist: { [SELECTOR]: shard },
     mydrivePvcsNamespace: `${shard}-mydrive`,
     websiteBaseUrl: 'crownlabs.test',
+    cookieSecretSeed: 'integration-seed-0123456789abcdef0123456789',
     ...overrides,
   };
 }

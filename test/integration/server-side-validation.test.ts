@@ -121,7 +121,7 @@ beforeAll(async () => {
     for (const object of objects) candidates.push({ source, object });
   };
   for (const authMode of ['shared', 'per-instance'] as const) {
-    const config: ComposerConfig = { ...exampleConfig, authMode };
+    const config: ComposerConfig = { ...exampleConfig, authMode, cookieSecretSeed: 'integration-seed-0123456789abcdef0123456789' };
     const example = renderExample(config);
     const generated = renderGenerated(config);
     add(`example/${authMode}`, example.flatMap((s) => s.objects));

@@ -14,8 +14,11 @@ export function inventoryFrom(yamlText: string): Inventory {
   return inventory;
 }
 
+/** A cookie secret seed for tests (production seeds come from the environment or the Secret). */
+export const TEST_SEED = 'test-seed-0123456789abcdef0123456789abcdef';
+
 export function testConfig(overrides: Partial<ComposerConfig> = {}): ComposerConfig {
-  return { ...defaultConfig(), mydriveNfsServerName: 'nfs.example', mydriveNfsPathTemplate: '/export/{pvc}', ...overrides };
+  return { ...defaultConfig(), mydriveNfsServerName: 'nfs.example', mydriveNfsPathTemplate: '/export/{pvc}', cookieSecretSeed: TEST_SEED, ...overrides };
 }
 
 export interface Rendered {

@@ -40,7 +40,7 @@ describe('configuration', () => {
     expect(bad.problems.map((p) => `${p.file}: ${p.field}: ${p.message}`)).toEqual([
       'environment CROWNLABS_NAMESPACE_WHITELIST: namespaceWhitelist: "oops" is not key=value (items are joined with &)',
       'environment CROWNLABS_AUTH_MODE: authMode: must be one of shared, per-instance',
-      'environment CROWNLABS_CAP_MEMORY: capMemory: must be a Kubernetes quantity (e.g. 25, 50G, 1Gi)',
+      'environment CROWNLABS_CAP_MEMORY: capMemory: must be a Kubernetes quantity (e.g. 25, 50G, 1Gi), not "lots"',
     ]);
   });
 });

@@ -10,7 +10,7 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 describe('README', () => {
   it('documents every configuration key with its flag and environment variable', () => {
     for (const def of CONFIG_KEYS) {
-      expect(README, def.key).toContain(`| \`${def.key}\` | \`${def.flag}\` | \`${envVarName(def.key)}\` |`);
+      expect(README, def.key).toContain(`| \`${def.key}\` | ${def.flag ? `\`${def.flag}\`` : '—'} | \`${envVarName(def.key)}\` |`);
     }
   });
   it('documents every key of the user pods API configuration', () => {

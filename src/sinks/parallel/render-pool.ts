@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { InputObject } from '../../api/types.ts';
 import { renderUnit, type RenderUnit } from '../../compose/compose.ts';
 import type { ComposerConfig } from '../../config/config.ts';
+import { checkSetObjects, type SetCheck } from '../../validate/prewrite.ts';
 import type { GitopsTreeBuilder, SetFiles } from '../gitops.ts';
 import { objectsToYaml } from '../yaml-emitter.ts';
 import { workerScript } from './worker-script.ts';
@@ -12,6 +13,8 @@ export type RenderMode = 'synth' | 'gitops';
 /** What a sink keeps of a rendered set: strings, cheap to pass between threads. */
 export interface SetOutput {
   objectCount: number;
+  /** The set's part of the pre-write checks (src/validate/prewrite.ts). */
+  check: SetCheck;
   /** synth: the set's YAML file. */
   yaml?: string;
   /** gitops: the set's files (the tree builder is primed with them). */
@@ -51,8 +54,9 @@ export interface ParallelOptions {
 
 export function renderSetOutput(unit: RenderUnit, mode: RenderMode, builder?: GitopsTreeBuilder): SetOutput {
   const objects = renderUnit(unit);
-  if (mode === 'synth') return { objectCount: objects.length, yaml: objectsToYaml(objects) };
-  return { objectCount: objects.length, gitops: builder!.setFilesOf({ unit, objects }) };
+  const check = checkSetObjects(objects);
+  if (mode === 'synth') return { objectCount: objects.length, check, yaml: objectsToYaml(objects) };
+  return { objectCount: objects.length, check, gitops: builder!.setFilesOf({ unit, objects }) };
 }
 
 /**

@@ -29,5 +29,5 @@ for (;;) {
 function unitsFrom(start: number): Map<string, RenderUnit> {
   const { inventory } = Inventory.fromObjects(input.objects.map((object) => ({ object, source: { file: '', document: 0 } })));
   const wanted = new Set(input.parents.slice(start).map(parentKey));
-  return new Map(compose(inventory, input.config, { only: (p) => wanted.has(parentKey(p)) }).units.map((u) => [u.id, u]));
+  return new Map(compose(inventory, input.config, { only: (p) => wanted.has(parentKey(p)), secretValues: input.mode !== 'gitops' }).units.map((u) => [u.id, u]));
 }

@@ -140,7 +140,7 @@ describe('#14.12 the --config file: aliases capped, errors at their line', () =>
   });
   it('reports duplicate keys and bad values at their line', () => {
     expect(config('capCpu: "4"\ncapCpu: "5"\n')).toEqual(['c.yaml:2:1: error: cannot read config: Map keys must be unique']);
-    expect(config('capMemory: 1Gi\ncapCpu: lots\n')).toEqual(['c.yaml:2:1: error: capCpu: must be a Kubernetes quantity (e.g. 25, 50G, 1Gi)']);
+    expect(config('capMemory: 1Gi\ncapCpu: lots\n')).toEqual(['c.yaml:2:1: error: capCpu: must be a Kubernetes quantity (e.g. 25, 50G, 1Gi), not "lots"']);
   });
   it('still reads aliases within the cap', () => {
     const file = join(dir, 'c.yaml');

@@ -7,7 +7,7 @@ import { compose, type RenderUnit } from '../../../src/compose/compose.ts';
 import { hasOnePassJson, objectJson } from '../../../src/compose/object-json.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { generateLab } from '../../support/generate-lab.ts';
-import { testConfig } from '../../support/lab.ts';
+import { TEST_SEED, testConfig } from '../../support/lab.ts';
 
 function apiObjects(units: readonly RenderUnit[]): ApiObject[] {
   return units.flatMap((u) => u.build(new App()).node.findAll().filter((c): c is ApiObject => ApiObject.isApiObject(c)));
@@ -20,7 +20,7 @@ describe('objectJson: ApiObject.toJson in one pass', () => {
     const generated = Inventory.fromObjects(generateLab({ instances: 40, tenants: 8, workspaces: 3 }).map((object) => ({ object, source: { file: 'g', document: 0 } }))).inventory;
     const kinds = new Set<string>();
     for (const authMode of ['shared', 'per-instance'] as const) {
-      for (const [inventory, cfg] of [[example, { ...config, authMode }], [generated, testConfig({ authMode })]] as const) {
+      for (const [inventory, cfg] of [[example, { ...config, authMode, cookieSecretSeed: TEST_SEED }], [generated, testConfig({ authMode })]] as const) {
         for (const obj of apiObjects(compose(inventory, cfg).units)) {
           expect(hasOnePassJson(obj), `${obj.constructor.name} takes the one-pass path`).toBe(true);
           expect(JSON.stringify(objectJson(obj))).toBe(JSON.stringify(obj.toJson()));

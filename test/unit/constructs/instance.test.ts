@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudInitUserData } from '../../../constructs/instance/cloud-init.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
-import { inventoryFrom, lab, render, testConfig } from '../../support/lab.ts';
+import { inventoryFrom, lab, render, TEST_SEED, testConfig } from '../../support/lab.ts';
 
 const UID = '00000000-0000-4000-8000-000000000001';
 const N = 'inst-one';
@@ -119,7 +119,7 @@ describe('§7.3 exposition', () => {
 });
 
 describe('Decision 2: per-instance oauth2-proxy', () => {
-  const cfg = testConfig({ authMode: 'per-instance', oidcClientSecret: 's3cret', cookieSecretSeed: 'seed' });
+  const cfg = testConfig({ authMode: 'per-instance', oidcClientSecret: 's3cret' });
   const r = render(lab({ env: { environmentType: 'Container' } }), cfg);
   it('routes the GUI Ingress to the proxy Service and not straight to the instance', () => {
     const ing = r.get('Ingress', `${N}-gui`) as Any;
@@ -150,6 +150,21 @@ describe('Decision 2: per-instance oauth2-proxy', () => {
     expect(s.stringData['client-secret']).toBe('s3cret');
     const again = render(lab({ env: { environmentType: 'Container' } }), cfg).get('Secret', `${N}-oauth2-proxy`) as Any;
     expect(again.stringData['cookie-secret']).toBe(s.stringData['cookie-secret']);
+    // Another seed, another secret: the seed is the only secret input (UIDs are public).
+    const other = render(lab({ env: { environmentType: 'Container' } }), { ...cfg, cookieSecretSeed: `${TEST_SEED}-rotated` }).get('Secret', `${N}-oauth2-proxy`) as Any;
+    expect(other.stringData['cookie-secret']).not.toBe(s.stringData['cookie-secret']);
+  });
+  it('refuses to render without a seed: no Instance set, an error naming the environment variable (#14.9)', () => {
+    const composition = compose(inventoryFrom(lab({ env: { environmentType: 'Container' } })), { ...cfg, cookieSecretSeed: '' });
+    expect(composition.units.filter((u) => u.parent.kind === 'Instance')).toEqual([]);
+    const errors = composition.problems.filter((p) => p.severity === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ field: 'cookieSecretSeed', file: 'environment CROWNLABS_COOKIE_SECRET_SEED' });
+    // Where Secret values are never written (the gitops tree), no seed is needed and none is derived.
+    const gitops = compose(inventoryFrom(lab({ env: { environmentType: 'Container' } })), { ...cfg, cookieSecretSeed: '' }, { secretValues: false });
+    expect(gitops.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const secret = renderAll(gitops).flatMap((s) => s.objects).find((o) => o.kind === 'Secret' && o.metadata.name === `${N}-oauth2-proxy`) as Any;
+    expect(secret.stringData['cookie-secret']).toBe('');
   });
 });
 

@@ -112,9 +112,24 @@ describe('gitops layout', () => {
     }
     expect([...files.values()].some((c) => c.includes('ownerReferences'))).toBe(false);
   });
-  it('keeps MyDrive PVCs out of pruning', () => {
-    const pvc = parse(files.get('tenants/john.doe/PersistentVolumeClaim_mydrive-pvcs_john-doe-drive.yaml')!) as Any;
-    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-options']).toBe('Prune=false');
+  it('never lets Argo CD delete student data: storage is neither pruned nor deleted with its Application, namespaces outlive theirs', () => {
+    const options = (path: string) => (parse(files.get(path)!) as Any).metadata.annotations?.['argocd.argoproj.io/sync-options'] as string | undefined;
+    // MyDrive, a persistent container's PVC, a persistent VM (it owns its DataVolume).
+    expect(options('tenants/john.doe/PersistentVolumeClaim_mydrive-pvcs_john-doe-drive.yaml')).toBe('Prune=false,Delete=false');
+    expect(options('instances/tenant-john-doe/PersistentVolumeClaim_tenant-john-doe_espresso-1.yaml')).toBe('Prune=false,Delete=false');
+    expect(options('instances/tenant-john-doe/VirtualMachine_tenant-john-doe_black-tea-0042.yaml')).toBe('Prune=false,Delete=false');
+    // Deleting the tenant's Application must not delete its namespace: that would take every
+    // Instance's disk in it along, Delete=false or not.
+    expect(options('tenants/john.doe/Namespace_tenant-john-doe.yaml')).toBe('Delete=false');
+    expect(options('tenants/jane.smith/Namespace_sandbox-jane-smith.yaml')).toBe('Delete=false');
+    expect(options('workspaces/tea/Namespace_workspace-tea.yaml')).toBe('Delete=false');
+    // Every object by kind: storage and namespaces are kept, everything else is pruned as usual.
+    for (const [path, content] of files) {
+      if (!/^(workspaces|tenants|instances)\//.test(path) || path.endsWith('kustomization.yaml')) continue;
+      const o = parse(content) as Any;
+      const expected = ['PersistentVolumeClaim', 'VirtualMachine'].includes(o.kind) ? 'Prune=false,Delete=false' : o.kind === 'Namespace' ? 'Delete=false' : undefined;
+      expect(o.metadata.annotations['argocd.argoproj.io/sync-options'], path).toBe(expected);
+    }
   });
   it('splits a namespace with many instance objects into several Applications', () => {
     const small = gitopsFiles(exampleSets(), exampleConfig({ gitopsMaxObjectsPerApp: 8 }));

@@ -5,6 +5,7 @@ import { distFiles } from '../../../src/sinks/files.ts';
 import { GitopsTreeBuilder, gitopsFiles } from '../../../src/sinks/gitops.ts';
 import { renderParallel } from '../../../src/sinks/parallel/render-pool.ts';
 import { workerScript } from '../../../src/sinks/parallel/worker-script.ts';
+import { checkSetObjects } from '../../../src/validate/prewrite.ts';
 import { generateLab } from '../../support/generate-lab.ts';
 import { testConfig } from '../../support/lab.ts';
 
@@ -35,6 +36,9 @@ describe('rendering split over worker threads', () => {
     const synth = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: 2, mainThreadRenders: false });
     const single = distFiles(sets);
     composition.units.forEach((unit, i) => expect(synth[i].yaml).toBe(single.get(`${unit.id}.yaml`)));
+    // Workers hand back each set's part of the pre-write checks (#14.10): its objects' identities.
+    composition.units.forEach((_unit, i) => expect(synth[i].check).toEqual(checkSetObjects(sets[i].objects)));
+    expect(synth[0].check.ids.length).toBeGreaterThan(0);
     const builder = new GitopsTreeBuilder(config);
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: 1, mainThreadRenders: false });
     expect([...builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })))]).toEqual([...gitopsFiles(sets, config)]);
