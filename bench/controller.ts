@@ -1,9 +1,11 @@
 // npm run bench:controller — the apply-controller on the real test cluster (scripts/test-cluster,
-// its own state dir): a burst of 1,000 Instances across 100 tenants (time until every Instance's
-// children are applied and its status written, API requests per Instance, reconciles/s, peak RSS),
-// a steady-state resync of that lab (writes, time), then 5,000 Instances in the caches (RSS).
-// The controller runs in its own process (bench/controller-child.ts). Writes its section of
-// bench/RESULTS.md. Environment: BENCH_QPS, BENCH_BURST, BENCH_WORKERS, BENCH_TOTAL (5000),
+// its own state dir, with kwok's simulated nodes): a burst of 1,000 Instances across 100 tenants
+// (time until every Instance's children are applied and its status written, API requests per
+// Instance, reconciles/s, peak RSS; then the time until every running Instance is Ready, its VMs
+// and pods run by kwok's Stages), a steady-state resync of that lab (writes, time), then 5,000
+// Instances in the caches (RSS). The controller runs in its own process
+// (bench/controller-child.ts). Writes its section of bench/RESULTS.md. Environment: BENCH_QPS,
+// BENCH_BURST, BENCH_WORKERS, BENCH_FIRST (1000: the burst), BENCH_TOTAL (5000),
 // TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,11 +21,12 @@ const QPS = Number(process.env.BENCH_QPS ?? 100);
 const BURST = Number(process.env.BENCH_BURST ?? 100);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
-const FIRST = 1000;
+const FIRST = Number(process.env.BENCH_FIRST ?? 1000);
 const TENANTS = 100;
 const WORKSPACES = 10;
 const dir = process.env.TEST_CLUSTER_DIR ?? '/tmp/crownlabs-bench-controller';
 // A /16 Service range: the default /24 holds 254 Services, the burst needs one per running Instance.
+// (The controller-manager, scheduler and kwok run too: start --with-nodes below.)
 const env = { ...process.env, TEST_CLUSTER_DIR: dir, TEST_CLUSTER_SERVICE_CIDR: process.env.TEST_CLUSTER_SERVICE_CIDR ?? '10.0.0.0/16' };
 const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -79,13 +82,20 @@ const loadStart = loadavg();
 const rows: string[] = [];
 let complete = false;
 log(`starting the test cluster in ${dir}`);
-const kubeconfig = execFileSync(TEST_CLUSTER_SCRIPT, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+const startCluster = (args: string[]) => execFileSync(TEST_CLUSTER_SCRIPT, ['start', ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+const kubeconfig = startCluster([]);
 process.env.TEST_CLUSTER_KUBECONFIG = kubeconfig;
 process.env.TEST_CLUSTER_DIR = dir;
 let child: ChildProcess | undefined;
 try {
+  // CRDs first: kube-controller-manager and kwok (its KubeVirt and CDI Stages) then see them.
   await installCrds(kubeconfig);
+  startCluster(['--with-nodes']);
   const lab = generateLab({ instances: TOTAL, tenants: TENANTS, workspaces: WORKSPACES }) as KubeObject[];
+  // The tenant quotas are enforced (kube-controller-manager's quota controller): raise the
+  // workspaces' quotas so that each tenant's (the sum over its two workspaces, capped at 25 CPUs,
+  // 50G and 10 Instances) admits its 10 Instances and their pods.
+  for (const o of lab) if (o.kind === 'Workspace') (o.spec as { quota: unknown }).quota = { cpu: 16, memory: '32Gi', instances: 8 };
   const now = new Date().toISOString();
   // Tenants that logged in keep their personal namespace (SPEC §5.3 step 5).
   for (const o of lab) if (o.kind === 'Tenant') (o.spec as { lastLogin?: string }).lastLogin = now;
@@ -137,6 +147,7 @@ try {
     load: loadavg(),
   };
   log(`burst: ${JSON.stringify(burst)}`);
+
   rows.push(
     `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once | every Instance reconciled successfully (children applied, status written) in **${(burstMs / 1000).toFixed(1)} s** (the client needed ${(createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles = **${burst.reconcilesPerSecond}/s**; **${burst.requestsPerInstance} API requests per Instance** (${burst.writesPerInstance} writes); ${burst.failedReconciles} failed reconciles; load ${burst.load} |`,
     `| children live after the burst | ${Object.entries(children).map(([k, v]) => `${v} ${k}`).join(', ')} |`,
@@ -144,9 +155,39 @@ try {
   );
   writeResults();
 
+  // Until every running Instance of the burst is Ready and every stopped one Off: kwok's Stages run
+  // the VMs (DataVolume import 2.5 s, VMI 2 s) and the pods, the controller writes the phases.
+  const burstInstances = instances.slice(0, FIRST);
+  const wanted = new Map(burstInstances.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, (o.spec as { running: boolean }).running ? 'Ready' : 'Off']));
+  let byPhase: Record<string, number> = {};
+  for (const deadline = t0 + 900_000; ; ) {
+    const live = await listObjects('crownlabs.polito.it/v1alpha2', 'Instance');
+    byPhase = {};
+    let done = 0;
+    for (const i of live) {
+      const want = wanted.get(`${i.metadata.namespace}/${i.metadata.name}`);
+      if (!want) continue;
+      const phase = (i.status as { phase?: string } | undefined)?.phase ?? '(none)';
+      byPhase[phase] = (byPhase[phase] ?? 0) + 1;
+      if (phase === want) done++;
+    }
+    if (done === wanted.size) break;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for every Instance Ready/Off: ${JSON.stringify(byPhase)}`);
+    await sleep(1000);
+  }
+  const readyMs = Date.now() - t0;
+  const running = [...wanted.values()].filter((w) => w === 'Ready').length;
+  const pods = (await listObjects('v1', 'Pod')).filter((p) => p.metadata.namespace?.startsWith('tenant-')).length;
+  log(`ready: ${running} Ready + ${wanted.size - running} Off after ${readyMs} ms; ${pods} pods`);
+  rows.push(
+    `| the burst's Instances running on kwok's simulated nodes | every running Instance **Ready** (${running}; the ${wanted.size - running} stopped ones Off) **${(readyMs / 1000).toFixed(1)} s** after the burst began (${pods} pods Ready on ${process.env.TEST_CLUSTER_NODES ?? 4} fake Nodes, VMs and DataVolumes driven by kwok's Stages); load ${loadavg()} |`,
+  );
+  writeResults();
+
   // 2. Steady-state resync of the converged lab.
+  const s2 = await until(child, (s) => s.idle, 300_000, 'a quiet controller');
   const r = await ask<{ ms: number; stats: Stats }>(child, 'resync');
-  const resync = { parents: FIRST + TENANTS + WORKSPACES, ms: r.ms, writes: r.stats.writes - s1.writes, requests: r.stats.requests - s1.requests, load: loadavg() };
+  const resync = { parents: FIRST + TENANTS + WORKSPACES, ms: r.ms, writes: r.stats.writes - s2.writes, requests: r.stats.requests - s2.requests, load: loadavg() };
   log(`resync: ${JSON.stringify(resync)}`);
   rows.push(`| steady-state resync of ${resync.parents} parents | **${resync.writes} writes** (target 0), ${resync.requests} requests, ${(resync.ms / 1000).toFixed(1)} s; load ${resync.load} |`);
   writeResults();
@@ -187,8 +228,10 @@ Written by bench/controller.ts: a real kube-apiserver + etcd (scripts/test-clust
 machine, the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
 **${WORKERS}** workers (\`--max-concurrent-reconciles\`). Lab: generate-lab.ts (${WORKSPACES} workspaces,
 ${TENANTS} tenants, 7 template flavours: VMs, persistent VMs, CloudVMs, containers, standalone, exam;
-one Instance in five stopped). No VM or pod runs (no kubelet): "applied" means every child is
-accepted by the API server and the Instance's status is written.
+one Instance in five stopped; workspace quotas raised so that every tenant's quota admits its
+Instances). kube-controller-manager, kube-scheduler and kwok run beside the API server: "applied"
+means every child is accepted by the API server and the Instance's status is written; "Ready" that
+kwok's Stages ran the pods, VMs and DataVolumes and the controller reported the Instance Ready.
 
 - date: ${new Date().toISOString()}${complete ? '' : ' (run incomplete: the rows below are the phases that finished)'}
 - machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version};

@@ -81,8 +81,9 @@ export class ContainerEnvironment extends Construct {
       image: env.image,
       resources: resources(res.requests.cpu, res.requests.memory, res.limits.cpu, res.limits.memory),
       env: [
-        { name: 'CROWNLABS_CPU_REQUESTS', valueFrom: { resourceFieldRef: { resource: 'requests.cpu', divisor: k8s.Quantity.fromString('0') } } },
-        { name: 'CROWNLABS_CPU_LIMITS', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: k8s.Quantity.fromString('0') } } },
+        // containerName as upstream sets it (its own name): the pod template must match upstream's.
+        { name: 'CROWNLABS_CPU_REQUESTS', valueFrom: { resourceFieldRef: { containerName: env.name, resource: 'requests.cpu', divisor: k8s.Quantity.fromString('0') } } },
+        { name: 'CROWNLABS_CPU_LIMITS', valueFrom: { resourceFieldRef: { containerName: env.name, resource: 'limits.cpu', divisor: k8s.Quantity.fromString('0') } } },
         ...(plan.isStandalone
           ? [
               { name: 'CROWNLABS_BASE_PATH', value: appPath },

@@ -10,10 +10,11 @@ import { compose, renderAll } from '../../src/compose/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
 import { getObject, listObjects, REPO_ROOT, rest, waitFor, type KubeObject } from './cluster.ts';
-import { create, createIgnoringConflict, deleteNamespaceWithPvcs, liveOf, patch, releasePvcs, runController, type RunningController } from './controller-support.ts';
+import { admitExampleLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, liveOf, patch, releasePvcs, runController, type RunningController } from './controller-support.ts';
 
 const { config } = loadConfig({ file: path.join(REPO_ROOT, 'examples/crownlabs.config.yaml') });
 const inputs = readInputs([path.join(REPO_ROOT, 'examples/lab')]).objects.map((o) => structuredClone(o.object) as unknown as KubeObject);
+admitExampleLab(inputs);
 const clusterScoped = inputs.filter((o) => o.kind === 'Tenant' || o.kind === 'Workspace');
 const namespaced = inputs.filter((o) => o.kind === 'Template' || o.kind === 'Instance');
 let ctl: RunningController;
@@ -42,12 +43,22 @@ beforeAll(async () => {
   await waitFor(
     async () => {
       const live = await Promise.all(namespaced.filter((o) => o.kind === 'Instance').map((o) => liveOf(o)));
-      // Reconciled = the Template spec is frozen on it (a stopped persistent VM has no phase without KubeVirt).
+      // Reconciled = the Template spec is frozen on it.
       const waiting = live.filter((i: any) => !i?.metadata.annotations?.['composer.crownlabs.polito.it/template-spec']).map((i) => i?.metadata.name);
       if (waiting.length) throw new Error(`no status yet: ${waiting.join(', ')}`);
       return true;
     },
     { message: 'instance status' },
+  );
+  // kwok's Stages run the VMs and pods: every Instance ends Ready, or Off when stopped.
+  await waitFor(
+    async () => {
+      const live = await Promise.all(namespaced.filter((o) => o.kind === 'Instance').map((o) => liveOf(o)));
+      const waiting = live.filter((i: any) => !['Ready', 'Off'].includes(i?.status?.phase)).map((i: any) => `${i?.metadata.name}: ${i?.status?.phase}`);
+      if (waiting.length) throw new Error(`not Ready/Off yet: ${waiting.join(', ')}`);
+      return true;
+    },
+    { timeoutMs: 90_000, message: 'instances Ready or Off' },
   );
   await ctl.handle.idle();
   convergeMs = Date.now() - t0;

@@ -13,7 +13,7 @@ import { liveHoldsRendered } from '../../src/controller/live-compare.ts';
 import { COMPOSER } from '../../src/model/labels.ts';
 import { startApiProxy, type ApiProxy } from './api-proxy.ts';
 import { adminKubeConfigPath, ApiError, getObject, listObjects, REPO_ROOT, rest, TEST_CLUSTER_SCRIPT, testClusterDir, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, expectedObjects, FLAVOURS, lab, labConfig, liveOf, patch, runController, SELECTOR, shardName, type Lab, type RunningController } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, expectedObjects, FLAVOURS, lab, labConfig, liveOf, patch, runController, SELECTOR, shardName, withTenantQuota, type Lab, type RunningController } from './controller-support.ts';
 
 const execFileAsync = promisify(execFile);
 const labs: Lab[] = [];
@@ -55,7 +55,8 @@ const instanceRef = (l: Lab, name: string) => ({ apiVersion: 'crownlabs.polito.i
 
 /** Creates the lab's Workspace, Tenants and Templates (the controller makes the namespaces). */
 async function setUpLab(prefix: string, start: (config: ComposerConfig) => Promise<RunningController>): Promise<{ l: Lab; config: ComposerConfig; ctl: RunningController }> {
-  const l = lab(shardName(prefix));
+  // Room for the bursts below (the quota is enforced).
+  const l = withTenantQuota(lab(shardName(prefix)), { cpu: 100, memory: '200Gi', instances: 60 });
   labs.push(l);
   const config = labConfig(l.shard);
   await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
@@ -76,7 +77,6 @@ async function setUpLab(prefix: string, start: (config: ComposerConfig) => Promi
 async function problems(l: Lab, config: ComposerConfig): Promise<string[]> {
   const out: string[] = [];
   const instances = await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs });
-  // A VM's phase stays "" here: no KubeVirt creates its VMI.
   for (const i of instances) if (i.status?.phase === undefined) out.push(`Instance ${i.metadata.name}: no status`);
   const expected = await expectedObjects(l, config);
   for (const o of expected) {

@@ -66,8 +66,11 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
     expect(kc.findUser('crownlabs', l.tenants[0])?.firstName).toBe('Alicia');
   });
 
-  it('renders mydrive-info from the PV the MyDrive PVC is bound to', async () => {
+  it('renders mydrive-info from the PV the MyDrive PVC is bound to (bound by kube-controller-manager)', async () => {
+    // What an administrator (or the NFS provisioner) creates: a PV reserved for the claim, with
+    // the CSI attributes of the share. kube-controller-manager's PV binder binds the two.
     const pvName = `${shard}-pv`;
+    const claim = `${shard}-alice-drive`;
     await create({
       apiVersion: 'v1',
       kind: 'PersistentVolume',
@@ -75,13 +78,16 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
       spec: {
         capacity: { storage: '1Gi' },
         accessModes: ['ReadWriteMany'],
+        storageClassName: config.mydrivePvcsStorageClassName,
         csi: { driver: 'nfs.csi.example', volumeHandle: pvName, volumeAttributes: { server: 'nfs-server', clusterID: 'rook', share: `/export/${shard}` } },
-        claimRef: { namespace: config.mydrivePvcsNamespace, name: `${shard}-alice-drive` },
+        claimRef: { namespace: config.mydrivePvcsNamespace, name: claim },
       },
     });
-    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${shard}-alice-drive`, namespace: config.mydrivePvcsNamespace } };
-    await patch(pvc, { spec: { volumeName: pvName } });
-    await patch(pvc, { status: { phase: 'Bound' } }, 'status');
+    const pvc = await waitFor(async () => {
+      const p = await getObject<any>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: config.mydrivePvcsNamespace } });
+      return p?.status?.phase === 'Bound' ? p : undefined;
+    }, { timeoutMs: 60_000, message: 'MyDrive PVC Bound' });
+    expect(pvc.spec.volumeName).toBe(pvName);
     const secret = await waitFor(() => getObject<any>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mydrive-info', namespace: l.tenantNs } }), { message: 'mydrive-info' });
     const data = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     expect(data).toEqual({ 'server-name': 'nfs-server.rook', path: `/export/${shard}` });

@@ -1,12 +1,14 @@
-// Convergence of a larger lab (every environment type, many Instances) and the steady state after
-// it: numbers printed for bench/RESULTS, zero writes asserted.
+// Convergence of a larger lab (every environment type, many Instances), every Instance Ready on
+// kwok's simulated nodes, and the steady state after it: numbers printed for bench/RESULTS, zero
+// writes asserted.
 import { afterAll, expect, it } from 'vitest';
 import { getObject, listObjects, waitFor } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, FLAVOURS, lab, labConfig, runController, shardName, type RunningController } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, FLAVOURS, lab, labConfig, runController, shardName, withTenantQuota, type RunningController } from './controller-support.ts';
 
 const INSTANCES = Number(process.env.CONTROLLER_SCALE_INSTANCES ?? 120);
 const shard = shardName('cs');
-const l = lab(shard);
+// Room for every Instance and its pods (the quota is enforced).
+const l = withTenantQuota(lab(shard), { cpu: INSTANCES * 2, memory: `${INSTANCES * 4}Gi`, instances: INSTANCES });
 const config = labConfig(shard);
 let ctl: RunningController | undefined;
 
@@ -41,6 +43,19 @@ it(`converges a lab of ${INSTANCES} instances, then resyncs with zero writes`, a
   await ctl.handle.idle();
   const convergeMs = Date.now() - t0;
   const convergeWrites = ctl.writes().length - writes0;
+  // Then kwok runs the VMs and pods: every Instance Ready, and no child changes any more.
+  let notReady: string[] = [];
+  await waitFor(
+    async () => {
+      notReady = (await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs })).filter((i) => i.status?.phase !== 'Ready').map((i) => `${i.metadata.name}: ${i.status?.phase}`);
+      return notReady.length === 0;
+    },
+    { timeoutMs: 300_000, intervalMs: 1000, message: 'every instance Ready' },
+  ).catch((e) => {
+    throw new Error(`${(e as Error).message}; not Ready: ${notReady.slice(0, 10).join(', ')}`);
+  });
+  const readyMs = Date.now() - t0;
+  await ctl.handle.idle();
 
   const before = ctl.writes().length;
   const t1 = Date.now();
@@ -52,7 +67,7 @@ it(`converges a lab of ${INSTANCES} instances, then resyncs with zero writes`, a
   const count = latency.values.filter((v) => v.metricName?.endsWith('_count')).reduce((a, v) => a + v.value, 0);
   const sum = latency.values.filter((v) => v.metricName?.endsWith('_sum')).reduce((a, v) => a + v.value, 0);
   console.log(
-    `scale: ${INSTANCES} instances converged in ${convergeMs} ms with ${convergeWrites} writes; ` +
+    `scale: ${INSTANCES} instances converged in ${convergeMs} ms with ${convergeWrites} writes, all Ready after ${readyMs} ms; ` +
       `full resync of ${INSTANCES + 3} parents in ~${resyncMs} ms with ${resyncWrites} writes; mean reconcile ${((sum / count) * 1000).toFixed(1)} ms over ${count}`,
   );
   expect(resyncWrites).toBe(0);

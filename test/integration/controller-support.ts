@@ -53,8 +53,10 @@ export function lab(shard: string): Lab {
   const tenantNs = `tenant-${shard}-alice`;
   const workspaceNs = `workspace-${ws}`;
   const target = { [SELECTOR]: shard };
+  // The quota is enforced (kube-controller-manager computes its usage): room for the lab's six
+  // Instances and the ones tests add, and for the 32Gi memory limit of a snapshot Job's pod.
   const cluster: KubeObject[] = [
-    { apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: ws, labels: target }, spec: { prettyName: 'Networks', quota: { cpu: 8, memory: '16Gi', instances: 4 } } },
+    { apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: ws, labels: target }, spec: { prettyName: 'Networks', quota: { cpu: 8, memory: '40Gi', instances: 10 } } },
     {
       apiVersion: 'crownlabs.polito.it/v1alpha2',
       kind: 'Tenant',
@@ -115,6 +117,27 @@ export function lab(shard: string): Lab {
     });
   }
   return { shard, workspace: ws, tenants: [alice, bob], tenantNs, workspaceNs, inputs: { cluster, namespaced } };
+}
+
+/**
+ * Gives the lab's first tenant (alice) its own quota: a Tenant's spec.quota is taken verbatim, not
+ * capped like the sum over its workspaces (10 Instances). For tests that create many Instances:
+ * quota admission refuses what the quota does not cover, as in a real cluster.
+ */
+export function withTenantQuota(l: Lab, quota: { cpu: number; memory: string; instances: number }): Lab {
+  const alice = l.inputs.cluster.find((o) => o.kind === 'Tenant' && o.metadata.name === l.tenants[0])!;
+  (alice.spec as Record<string, unknown>).quota = quota;
+  return l;
+}
+
+/**
+ * The example lab (examples/lab) as a real cluster admits it: mario.de.luca's own quota (2
+ * Instances, 4 CPUs) is smaller than his three Instances need, and quota admission (enforced here:
+ * kube-controller-manager computes the usage) refuses the third. Raises that quota in `inputs`.
+ */
+export function admitExampleLab(inputs: KubeObject[]): KubeObject[] {
+  for (const o of inputs) if (o.kind === 'Tenant' && o.metadata.name === 'mario.de.luca') (o.spec as Record<string, unknown>).quota = { cpu: 8, memory: '16Gi', instances: 3 };
+  return inputs;
 }
 
 export function shardName(prefix = 'ct'): string {
@@ -245,15 +268,29 @@ export async function cleanupLab(l: Lab): Promise<void> {
   for (const ns of [l.tenantNs, l.workspaceNs, `sandbox-${l.shard}-alice`, `tenant-${l.shard}-bob`, `${l.shard}-mydrive`]) await deleteNamespaceWithPvcs(ns);
 }
 
-/** What the Job controller writes when the Job's pod succeeded (the conditions Kubernetes ≥ 1.31 requires). */
-export async function markJobComplete(job: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>, startTime: string, completionTime: string): Promise<void> {
-  const reached = { status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: completionTime, lastTransitionTime: completionTime };
-  await patch(job, { status: { startTime, completionTime, succeeded: 1, conditions: [{ type: 'SuccessCriteriaMet', ...reached }, { type: 'Complete', ...reached }] } }, 'status');
+/**
+ * Records every distinct phase the controller's Instance cache sees, by `namespace/name`: the
+ * statuses the controller writes as kwok's Stages move the children along.
+ */
+export function phaseHistory(ctl: RunningController): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  ctl.handle.caches.instances.on((_t, obj) => {
+    const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const list = seen.get(key) ?? [];
+    const phase = (obj.status as { phase?: string } | undefined)?.phase;
+    if (phase !== undefined && list[list.length - 1] !== phase) list.push(phase);
+    seen.set(key, list);
+  });
+  return seen;
 }
 
-/** What the Job controller writes when the Job exhausted its back-off limit after `failed` pods. */
-export async function markJobFailed(job: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>, startTime: string, failed: number): Promise<void> {
-  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const exceeded = { status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: at, lastTransitionTime: at };
-  await patch(job, { status: { startTime, failed, conditions: [{ type: 'FailureTarget', ...exceeded }, { type: 'Failed', ...exceeded }] } }, 'status');
+/** Whether `seen` lists phases in the order of `order` (each at most once in a row, none outside it). */
+export function inOrder(seen: readonly string[], order: readonly string[]): boolean {
+  let at = 0;
+  for (const p of seen) {
+    const i = order.indexOf(p, at);
+    if (i < 0) return false;
+    at = i;
+  }
+  return true;
 }

@@ -1,5 +1,6 @@
-// The apply-controller against the real test cluster: one composition, status, drift correction,
-// prune safety, zero writes on a steady-state resync, Template freeze, garbage collection.
+// The apply-controller against the real test cluster: one composition, status (from the children
+// kube-controller-manager and kwok's Stages drive), drift correction, prune safety, zero writes on
+// a steady-state resync, Template freeze, garbage collection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { COMPOSER, parentId } from '../../src/model/labels.ts';
@@ -9,10 +10,12 @@ import {
   create,
   createIgnoringConflict,
   expectedObjects,
+  inOrder,
   lab,
   labConfig,
   liveOf,
   patch,
+  phaseHistory,
   runController,
   shardName,
   type Lab,
@@ -23,6 +26,7 @@ const shard = shardName('ctl');
 const l: Lab = lab(shard);
 const config = labConfig(shard);
 let ctl: RunningController;
+let phases: Map<string, string[]>;
 let convergeMs = 0;
 
 const inst = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name, namespace: l.tenantNs } });
@@ -33,6 +37,7 @@ beforeAll(async () => {
   await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
   for (const o of l.inputs.cluster) await create(o);
   ctl = await runController(config);
+  phases = phaseHistory(ctl);
   // Templates and Instances live in namespaces the controller creates.
   await waitFor(async () => (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.workspaceNs } })) && (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } })), {
     timeoutMs: 30_000,
@@ -81,7 +86,7 @@ describe('controller: one composition', () => {
       failingWorkspaces: [`${shard}-missing-1`, `${shard}-missing-2`],
       subscriptions: { keycloak: 'Ok' },
       ready: true,
-      quota: { cpu: '8', memory: '16Gi', instances: 4 },
+      quota: { cpu: '8', memory: '40Gi', instances: 10 },
     });
     expect(t.metadata.finalizers).toContain('crownlabs.polito.it/tenant-operator');
     expect(t.metadata.labels).toMatchObject({ [`crownlabs.polito.it/workspace-${l.workspace}`]: 'user', 'crownlabs.polito.it/first-name': 'Alice', 'crownlabs.polito.it/last-name': 'ONeil' });
@@ -95,12 +100,14 @@ describe('controller: one composition', () => {
   });
 });
 
-describe('controller: status from driven child status', () => {
-  it('container phase follows the Deployment, url and ip are written', async () => {
-    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'desk-1', namespace: l.tenantNs } };
-    expect((await getInst('desk-1')).status.phase).toBe('Starting');
-    await patch(dep, { status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }, 'status');
-    await waitFor(async () => (await getInst('desk-1')).status.phase === 'Ready', { message: 'desk-1 Ready' });
+describe('controller: status from the simulated nodes (kwok), not from the test', () => {
+  const phasesOf = (name: string) => phases.get(`${l.tenantNs}/${name}`) ?? [];
+
+  it('container phase follows the Deployment that kube-controller-manager and kwok make ready; url and ip are written', async () => {
+    await waitFor(async () => (await getInst('desk-1'))?.status?.phase === 'Ready', { message: 'desk-1 Ready' });
+    expect(inOrder(phasesOf('desk-1'), ['', 'Starting', 'Ready'])).toBe(true);
+    const dep = (await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'desk-1', namespace: l.tenantNs } })) as any;
+    expect(dep.status).toMatchObject({ replicas: 1, readyReplicas: 1, availableReplicas: 1 });
     const s = (await getInst('desk-1')).status;
     expect(s.initialReadyTime).toMatch(/^(\d+m)?\d+s$/);
     const svc = await liveOf({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } });
@@ -109,15 +116,12 @@ describe('controller: status from driven child status', () => {
   });
 
   it('VM phase follows the VMI (ephemeral) and the VM printableStatus (persistent)', async () => {
-    const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
-    // KubeVirt's VMI CRD has no status subresource: virt-handler writes the object itself.
-    await patch(vmi, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
-    await waitFor(async () => (await getInst('vm-1')).status.phase === 'Ready', { message: 'vm-1 Ready' });
-    const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } };
-    await patch(vm, { status: { printableStatus: 'Provisioning' } }, 'status');
-    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Importing', { message: 'pvm-1 Importing' });
-    await patch(vm, { status: { printableStatus: 'Running', ready: true } }, 'status');
-    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Ready', { message: 'pvm-1 Ready' });
+    await waitFor(async () => (await getInst('vm-1'))?.status?.phase === 'Ready', { message: 'vm-1 Ready' });
+    expect(inOrder(phasesOf('vm-1'), ['', 'Starting', 'Running', 'Ready'])).toBe(true);
+    await waitFor(async () => (await getInst('pvm-1'))?.status?.phase === 'Ready', { message: 'pvm-1 Ready' });
+    // The DataVolume import takes 2.5 s: the controller reports it as Importing.
+    expect(phasesOf('pvm-1')).toContain('Importing');
+    expect(inOrder(phasesOf('pvm-1'), ['', 'Importing', 'Starting', 'Running', 'Ready'])).toBe(true);
   });
 });
 
@@ -251,22 +255,23 @@ describe('controller: failures and selection', () => {
     }
   });
 
-  it('a KubeVirt-created VMI of a persistent VM is watched: quota exhaustion shows as ResourceQuotaExceeded', async () => {
-    const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } };
-    await patch(vm, { status: { printableStatus: 'Starting', ready: false } }, 'status');
-    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Starting', { message: 'pvm-1 Starting' });
-    // What virt-controller would create from the VM template (selector labels, no composer labels).
+  it('a pod the tenant quota refuses shows as ResourceQuotaExceeded (ReplicaFailure from kube-controller-manager)', async () => {
+    // 64 CPUs: more than the tenant's quota (8), so quota admission refuses the ReplicaSet's pod.
+    const big = structuredClone(l.inputs.namespaced.find((o) => o.kind === 'Template' && o.metadata.name === 'desk')!) as any;
+    big.metadata.name = 'huge';
+    big.spec.environmentList[0].name = 'huge';
+    big.spec.environmentList[0].resources.cpu = 64;
+    await create(big);
     await create({
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachineInstance',
-      metadata: { name: 'pvm-1', namespace: l.tenantNs, labels: { 'crownlabs.polito.it/instance': 'pvm-1', 'crownlabs.polito.it/template': 'pvm', 'crownlabs.polito.it/tenant': l.tenants[0] } },
-      spec: { domain: { devices: {}, memory: { guest: '1Gi' } } },
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Instance',
+      metadata: { name: 'huge-1', namespace: l.tenantNs },
+      spec: { running: true, 'template.crownlabs.polito.it/TemplateRef': { name: 'huge', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
     });
-    await patch({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'pvm-1', namespace: l.tenantNs } }, {
-      status: { conditions: [{ type: 'Synchronized', status: 'False', reason: 'FailedCreate', message: 'pods "virt-launcher" is forbidden: exceeded quota: crownlabs-resource-quota' }] },
-    });
-    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'ResourceQuotaExceeded', { message: 'pvm-1 ResourceQuotaExceeded' });
-    await rest().request('DELETE', `/apis/kubevirt.io/v1/namespaces/${l.tenantNs}/virtualmachineinstances/pvm-1`);
+    await waitFor(async () => (await getInst('huge-1'))?.status?.phase === 'ResourceQuotaExceeded', { timeoutMs: 60_000, message: 'huge-1 ResourceQuotaExceeded' });
+    const dep = (await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'huge-1', namespace: l.tenantNs } })) as any;
+    expect(dep.status.conditions).toContainEqual(expect.objectContaining({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: expect.stringContaining('exceeded quota') }));
+    await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${l.tenantNs}/instances/huge-1`);
   });
 
   it('running=false stops a persistent VM (spec.running) and releases an ephemeral VMI', async () => {
@@ -275,6 +280,9 @@ describe('controller: failures and selection', () => {
     await waitFor(async () => ((await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } })) as any)?.spec.running === false, { message: 'VM stopped' });
     await waitFor(async () => !(await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } })), { message: 'VMI released' });
     await waitFor(async () => (await getInst('vm-1')).status.phase === 'Off', { message: 'vm-1 Off' });
+    // kwok shuts the VMI down as virt-controller would: the VM reports Stopped, the phase is Off.
+    await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Off', { message: 'pvm-1 Off' });
+    expect(await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'pvm-1', namespace: l.tenantNs } })).toBeUndefined();
     expect(await liveOf({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'pvm-1-gui', namespace: l.tenantNs } })).toBeUndefined();
   });
 });

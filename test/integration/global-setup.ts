@@ -2,9 +2,11 @@
 //
 // 1. Reuse a running cluster when TEST_CLUSTER_KUBECONFIG is set (with TEST_CLUSTER_DIR pointing
 //    at its state dir when tests need per-user kubeconfigs); otherwise
-//    `scripts/test-cluster start --with-controller-manager` (idempotent: reuses a cluster already
-//    running in TEST_CLUSTER_DIR; builds/caches binaries on first use).
-// 2. Install the vendored CRDs from imports/crds/ by server-side apply and wait until Established.
+//    `scripts/test-cluster start --with-nodes` (idempotent: reuses a cluster already running in
+//    TEST_CLUSTER_DIR; builds/caches binaries on first use): kube-controller-manager,
+//    kube-scheduler and kwok's fake Nodes, whose Stages write what kubelets, KubeVirt and CDI write.
+// 2. Install the vendored CRDs from imports/crds/ by server-side apply and wait until Established
+//    (before the controller manager and kwok start, so both see the custom resources).
 // 3. Expose the admin kubeconfig: inject('testClusterKubeconfig') / inject('testClusterDir') in
 //    tests, and process.env.KUBECONFIG / TEST_CLUSTER_KUBECONFIG / TEST_CLUSTER_DIR.
 // 4. Teardown stops the cluster if this run started it, unless TEST_CLUSTER_KEEP=1.
@@ -93,8 +95,9 @@ export default async function setup(project: TestProject) {
     log(`reusing cluster from TEST_CLUSTER_KUBECONFIG=${kubeconfig}`);
   } else {
     const wasRunning = (await testCluster(['status'], env)).code === 0;
-    // API server first, CRDs, then the controller manager: its garbage collector then watches
-    // the custom resources from the start instead of after its 30s discovery resync.
+    // API server first, CRDs, then the controller manager and the nodes: the garbage collector
+    // then watches the custom resources from the start instead of after its 30s discovery
+    // resync, and kwok loads its KubeVirt and CDI Stages only when their CRDs are served.
     const start = async (args: string[]) => {
       const { code, stdout } = await testCluster(['start', ...args], { ...env, TEST_CLUSTER_CONTROLLERS: '0' });
       if (code !== 0) throw new Error(`scripts/test-cluster start failed (exit ${code}); see the messages above`);
@@ -106,7 +109,7 @@ export default async function setup(project: TestProject) {
     try {
       await installCrds(kubeconfig);
       crdsInstalled = true;
-      await start(['--with-controller-manager']);
+      await start(['--with-nodes']);
     } catch (e) {
       // vitest runs no teardown when setup fails: don't leave processes behind.
       if (startedHere && !truthy(process.env.TEST_CLUSTER_KEEP)) await testCluster(['stop'], env);

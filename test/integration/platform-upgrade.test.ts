@@ -99,6 +99,15 @@ describe('upgrading a running lab to a newer install', () => {
       },
       { message: 'instances reconciled' },
     );
+    // kwok runs the lab's VMs and pods: converged means every Instance Ready, the children's
+    // statuses no longer moving.
+    await waitFor(
+      async () => {
+        for (const o of l.inputs.namespaced.filter((x) => x.kind === 'Instance')) if ((await liveOf(o) as any)?.status?.phase !== 'Ready') return false;
+        return true;
+      },
+      { timeoutMs: 90_000, message: 'instances Ready' },
+    );
     await old.idle();
     await old.stop();
     children = (await expectedObjects(l, base)) as unknown as KubeObject[];

@@ -140,16 +140,14 @@ beforeAll(async () => {
   await serverSideApply(rendered.filter((o) => o.kind === 'Namespace'));
   await serverSideApply(rendered.filter((o) => o.kind !== 'Namespace'));
 
-  // This cluster runs no resource-quota controller, and quota admission refuses to create anything a
-  // ResourceQuota without status covers ("status unknown for quota"). Do the controller's one job:
-  // publish status.hard = spec.hard with nothing used yet; admission then counts and enforces.
+  // Quota admission refuses to create anything a ResourceQuota without status covers ("status
+  // unknown for quota"): wait until kube-controller-manager's quota controller has published it.
   for (const rq of rendered.filter((o) => o.kind === 'ResourceQuota')) {
-    const hard = (rq.spec as { hard: Record<string, string> }).hard;
-    const p = await rest().resourcePath('v1', 'ResourceQuota', rq.metadata.namespace, rq.metadata.name);
-    await rest().request('PATCH', `${p}/status`, {
-      body: { status: { hard, used: Object.fromEntries(Object.keys(hard).map((k) => [k, '0'])) } },
-      contentType: 'application/merge-patch+json',
-    });
+    const hard = Object.keys((rq.spec as { hard: Record<string, string> }).hard);
+    await waitFor(async () => {
+      const live = await getObject<any>({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: rq.metadata.name, namespace: rq.metadata.namespace } });
+      return hard.every((k) => live?.status?.hard?.[k] !== undefined && live?.status?.used?.[k] !== undefined);
+    }, { timeoutMs: 60_000, message: `status of ResourceQuota ${rq.metadata.namespace}/${rq.metadata.name}` });
   }
 
   // One Template per workspace, created by the admin.

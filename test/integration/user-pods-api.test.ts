@@ -1,7 +1,8 @@
 // Seed 004 (the ScienceData user pods backend) for real: `crownlabs user-pods-api`'s server over
 // HTTP on 127.0.0.1, the manifests served by a local HTTP server, objects on the test cluster.
-// No kubelet runs: the tests bind pods to a node, write their Ready status and finalize their
-// deletion (and the PV/PVC protection finalizers) as a kubelet and the controllers would.
+// kwok's fake Nodes run the pods (scheduled by kube-scheduler; Ready after the manifest's
+// kwok.crownlabs.test/ready-delay, deleted after its delete-delay); the tests finalize deletions
+// early (and the PV/PVC protection finalizers) as a kubelet and the controllers would.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -34,6 +35,8 @@ metadata:
   annotations:
     sciencedata.dk/copy-token: token
     sciencedata.dk/ingress-port: "8888"
+    kwok.crownlabs.test/ready-delay: 5s
+    kwok.crownlabs.test/delete-delay: 5s
 spec:
   containers:
     - name: jupyter
@@ -142,15 +145,6 @@ const podPath = (name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}`
 const get = (path: string) => api.request('GET', path).catch((e: { code?: number }) => (e.code === 404 ? undefined : Promise.reject(e)));
 const podNames = async () => ((await api.request('GET', podPath())).items as { metadata: { name: string } }[]).map((p) => p.metadata.name).sort();
 
-/** What scheduler + kubelet do for a pod that starts: bind it to a node, then report it Ready with an IP. */
-async function markReady(name: string, podIP: string): Promise<void> {
-  await api.request('POST', `${podPath(name)}/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' } } });
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  await api.request('PATCH', `${podPath(name)}/status`, {
-    body: { status: { phase: 'Running', podIP, podIPs: [{ ip: podIP }], hostIP: '10.1.0.1', startTime: now, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } },
-    contentType: 'application/merge-patch+json',
-  });
-}
 
 /** The kubelet's part of a deletion (pods) and the protection controllers' (PVCs, PVs). */
 async function kubeletTick(): Promise<void> {
@@ -251,7 +245,6 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
     void watching.then(() => (settled = true));
     await new Promise((r) => setTimeout(r, 500));
     expect(settled).toBe(false);
-    await markReady(pod(), '10.244.0.10');
     expect((await watching).body).toEqual({ ready: true });
     const ssh = await get(`/api/v1/namespaces/${ns}/services/${pod()}-ssh`);
     expect(ssh.spec.type).toBe('NodePort');
@@ -267,7 +260,8 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   it('get_pods: IPs, age, status Phase:start, url, tokens capped at tokenByteLimit, the SSH node port', async () => {
     const [info] = (await post(a, '/get_pods', { user_id: ALICE })).body;
     const ssh = await get(`/api/v1/namespaces/${ns}/services/${pod()}-ssh`);
-    expect(info).toMatchObject({ pod_ip: '10.244.0.10', node_ip: '10.1.0.1', owner: ALICE, url: `https://${pod()}.pods.test` });
+    const { status } = await get(podPath(pod()));
+    expect(info).toMatchObject({ pod_ip: status.podIP, node_ip: status.hostIP, owner: ALICE, url: `https://${pod()}.pods.test` });
     expect(info.status).toMatch(/^Running:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(info.age).toMatch(/^\d+:\d+:\d+$/);
     expect(info.tokens).toEqual({ token: 'secret-token-tha' });
@@ -276,7 +270,7 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   });
 
   it('get_podip_owner names the owner of a pod IP; an unknown IP is 404, a bad one 400', async () => {
-    const r = await fetch(`${a.url}/get_podip_owner?ip=10.244.0.10`);
+    const r = await fetch(`${a.url}/get_podip_owner?ip=${(await get(podPath(pod()))).status.podIP}`);
     expect([r.status, await r.text()]).toEqual([200, ALICE]);
     expect((await fetch(`${a.url}/get_podip_owner?ip=10.244.9.9`)).status).toBe(404);
     expect((await fetch(`${a.url}/get_podip_owner?ip=nonsense`)).status).toBe(400);
@@ -417,7 +411,6 @@ describe('seed 004: state is recovered from the cluster after a restart', () => 
 
     const second = await startApi();
     expect((await post(second, '/get_pods', { user_id: DAVE })).body[0]).toMatchObject({ pod_name: name, status: 'Creating' });
-    await markReady(name, '10.244.0.20');
     // Nobody asks: the creation resumed at start finishes the start jobs by itself.
     await waitFor(async () => (await get(podPath(name)))?.metadata.annotations['userpods.crownlabs.polito.it/state'] === 'ready', { message: 'start jobs by the resumed creation' });
     expect(await get(`/api/v1/namespaces/${ns}/services/${name}-ssh`)).toBeDefined();
@@ -426,7 +419,7 @@ describe('seed 004: state is recovered from the cluster after a restart', () => 
 
     const third = await startApi();
     const [info] = (await post(third, '/get_pods', { user_id: DAVE })).body;
-    expect(info).toMatchObject({ pod_name: name, pod_ip: '10.244.0.20', owner: DAVE, tokens: { token: 'dave-token' } });
+    expect(info).toMatchObject({ pod_name: name, pod_ip: (await get(podPath(name))).status.podIP, owner: DAVE, tokens: { token: 'dave-token' } });
     expect(info.k8s_pod_info.sshPort).toMatch(/^\d+$/);
     expect(info.status).toMatch(/^Running:/);
     expect((await post(third, '/watch_create_pod', { user_id: DAVE, pod_name: name })).body).toEqual({ ready: true });

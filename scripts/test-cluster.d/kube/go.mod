@@ -229,4 +229,5 @@ replace k8s.io/streaming => k8s.io/streaming v0.37.2
 tool (
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
 )

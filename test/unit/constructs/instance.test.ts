@@ -389,6 +389,12 @@ describe('§7.5 containers', () => {
     expect(app.workingDir).toBeUndefined();
     expect(app.readinessProbe.httpGet).toEqual({ port: 'gui', path: '/' });
     expect(app.env.map((e: Any) => e.name)).toEqual(['CROWNLABS_CPU_REQUESTS', 'CROWNLABS_CPU_LIMITS', 'CROWNLABS_BASE_PATH', 'CROWNLABS_LISTEN_PORT']);
+    // As upstream's forge (the app container's own name, divisor 0): a differing pod template
+    // would roll every Deployment on an upgrade from the Go operators.
+    expect(app.env.slice(0, 2)).toEqual([
+      { name: 'CROWNLABS_CPU_REQUESTS', valueFrom: { resourceFieldRef: { containerName: 'vscode-environment', resource: 'requests.cpu', divisor: '0' } } },
+      { name: 'CROWNLABS_CPU_LIMITS', valueFrom: { resourceFieldRef: { containerName: 'vscode-environment', resource: 'limits.cpu', divisor: '0' } } },
+    ]);
     expect(app.env[2].value).toBe(`/instance/${UID}/app`);
     expect(app.ports).toEqual([{ name: 'gui', containerPort: 6080, protocol: 'TCP' }]);
   });
