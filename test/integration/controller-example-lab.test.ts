@@ -10,11 +10,10 @@ import { compose, renderAll } from '../../src/compose/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
 import { getObject, listObjects, REPO_ROOT, rest, waitFor, type KubeObject } from './cluster.ts';
-import { admitExampleLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, liveOf, patch, releasePvcs, runController, type RunningController } from './controller-support.ts';
+import { create, createIgnoringConflict, deleteNamespaceWithPvcs, liveOf, patch, releasePvcs, runController, type RunningController } from './controller-support.ts';
 
 const { config } = loadConfig({ file: path.join(REPO_ROOT, 'examples/crownlabs.config.yaml') });
 const inputs = readInputs([path.join(REPO_ROOT, 'examples/lab')]).objects.map((o) => structuredClone(o.object) as unknown as KubeObject);
-admitExampleLab(inputs);
 const clusterScoped = inputs.filter((o) => o.kind === 'Tenant' || o.kind === 'Workspace');
 const namespaced = inputs.filter((o) => o.kind === 'Template' || o.kind === 'Instance');
 let ctl: RunningController;

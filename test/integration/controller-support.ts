@@ -130,16 +130,6 @@ export function withTenantQuota(l: Lab, quota: { cpu: number; memory: string; in
   return l;
 }
 
-/**
- * The example lab (examples/lab) as a real cluster admits it: mario.de.luca's own quota (2
- * Instances, 4 CPUs) is smaller than his three Instances need, and quota admission (enforced here:
- * kube-controller-manager computes the usage) refuses the third. Raises that quota in `inputs`.
- */
-export function admitExampleLab(inputs: KubeObject[]): KubeObject[] {
-  for (const o of inputs) if (o.kind === 'Tenant' && o.metadata.name === 'mario.de.luca') (o.spec as Record<string, unknown>).quota = { cpu: 8, memory: '16Gi', instances: 3 };
-  return inputs;
-}
-
 export function shardName(prefix = 'ct'): string {
   return `${prefix}${Date.now().toString(36).slice(-5)}${Math.floor(Math.random() * 1296).toString(36)}`;
 }

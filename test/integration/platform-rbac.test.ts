@@ -18,7 +18,7 @@ import { deriveBastionRules, deriveControllerRbac, deriveImageListRules, type Po
 import { renderPlatform } from '../../src/platform/install.ts';
 import { generateLab } from '../support/generate-lab.ts';
 import { deleteInstall, deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
-import { admitExampleLab, cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, releasePvcs, shardName, type Lab } from './controller-support.ts';
+import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, releasePvcs, shardName, type Lab } from './controller-support.ts';
 
 const NS = 'crownlabs-composer';
 const SA = 'crownlabs-controller';
@@ -102,7 +102,7 @@ describe('the rendered install', () => {
 
 describe('the controller as its ServiceAccount, with the derived role', () => {
   const { config } = loadConfig({ file: path.join(REPO_ROOT, 'examples/crownlabs.config.yaml') });
-  const example = admitExampleLab(readInputs([path.join(REPO_ROOT, 'examples/lab')]).objects.map((o) => structuredClone(o.object) as unknown as KubeObject));
+  const example = readInputs([path.join(REPO_ROOT, 'examples/lab')]).objects.map((o) => structuredClone(o.object) as unknown as KubeObject);
   const generated = generateLab({ workspaces: 2, tenants: 8, instances: 21 }) as unknown as KubeObject[];
   const inputs = [...example, ...generated];
   let run: Run;
