@@ -40,7 +40,10 @@ export class LabSession {
   /** Reads everything and renders every set. */
   load(onProgress?: (done: number, total: number) => void): UpdateResult {
     const { files, problems } = expandInputPaths(this.paths);
-    for (const f of files) this.files.set(f, this.parseFile(f));
+    for (const f of files) {
+      const state = this.readFile(f);
+      if (state) this.files.set(f, state);
+    }
     const inventory = this.inventoryOrProblems(problems);
     if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
     const composition = compose(inventory.inventory, this.config);
@@ -62,12 +65,7 @@ export class LabSession {
     for (const f of changedFiles) {
       const before = this.files.get(f);
       if (before) previous.set(f, before);
-      let after: FileState | undefined;
-      try {
-        after = this.parseFile(f);
-      } catch {
-        after = undefined; // removed
-      }
+      const after = this.readFile(f);
       if (after) this.files.set(f, after);
       else this.files.delete(f);
       diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys);
@@ -145,9 +143,26 @@ export class LabSession {
     }
   }
 
-  private parseFile(file: string): FileState {
-    const text = readFileSync(file, 'utf8');
-    return parseInputText(text, relative(this.cwd, file) || file);
+  /**
+   * A file's objects and problems, or undefined when it is gone. Only a missing file is gone: one that
+   * cannot be read or parsed is an error, so the last good sets stay (a typo must not delete a tenant).
+   */
+  private readFile(file: string): FileState | undefined {
+    const shown = relative(this.cwd, file) || file;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A folder in its place: the files in it arrive as files of their own.
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
+      return failed(shown, `cannot read: ${(err as Error).message}`);
+    }
+    try {
+      return parseInputText(text, shown);
+    } catch (err) {
+      return failed(shown, `cannot parse: ${(err as Error).message}`);
+    }
   }
 
   private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {
@@ -161,6 +176,10 @@ export class LabSession {
     problems.push(...refs);
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
   }
+}
+
+function failed(file: string, message: string): FileState {
+  return { objects: [], problems: [{ severity: 'error', file, message }] };
 }
 
 function diffKeys(before: readonly SourcedObject[], after: readonly SourcedObject[], into: Set<string>): void {

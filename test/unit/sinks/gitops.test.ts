@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -162,6 +162,31 @@ describe('watch mode (LabSession)', () => {
     expect(bad.problems.some((p) => p.severity === 'error' && p.field?.endsWith('environmentType'))).toBe(true);
     const still = session.renderedSets().find((s) => s.unit.id === 'instances/tenant-john-doe/green-tea-6831')!.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any;
     expect(still.spec.domain.resources.requests.memory).toBe('3500M');
+  });
+
+  it('a file that no longer parses is an error, not a deletion: its sets stay (#14.2)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watch-typo-'));
+    cpSync(join(ROOT, 'examples', 'lab'), dir, { recursive: true });
+    // A Tenant with no Instance, in a file of its own: removing the file is valid input, so a parse
+    // failure taken for a removal would silently drop the tenant's sets.
+    const file = join(dir, 'tenant-ann.yaml');
+    const text = (alias: string) =>
+      `apiVersion: crownlabs.polito.it/v1alpha2\nkind: Tenant\nmetadata:\n  name: ann.lee\n  labels: {crownlabs.polito.it/operator-selector: production}\nspec:\n  firstName: &first Ann\n  lastName: *${alias}\n  email: ann@example.com\n  workspaces: [{name: tea, role: user}]\n`;
+    writeFileSync(file, text('first'));
+    const session = new LabSession([dir], exampleConfig(), dir);
+    expect(session.load().applied).toBe(true);
+    const ids = () => session.renderedSets().map((s) => s.unit.id);
+    const before = ids();
+    expect(before).toContain('tenants/ann.lee');
+    writeFileSync(file, text('frist'));
+    const r = session.update([file]);
+    expect(r.applied).toBe(false);
+    expect(r.problems).toContainEqual(expect.objectContaining({ severity: 'error', file: 'tenant-ann.yaml', message: expect.stringMatching(/frist/) }));
+    expect(ids()).toEqual(before);
+    // Really gone: the tenant goes with it.
+    rmSync(file);
+    expect(session.update([file]).applied).toBe(true);
+    expect(ids()).not.toContain('tenants/ann.lee');
   });
 
   it('after edits that change, add and remove sets, the tree is the one a fresh full render gives (small Applications, every chunk touched)', () => {
