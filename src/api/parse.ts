@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { isOutputFolder } from '../output-marker.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { pointerSegments, type Problem } from './problems.ts';
 import { SchemaValidator } from './schema-validator.ts';
@@ -49,6 +50,11 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
       return;
     }
     if (st.isDirectory()) {
+      // A folder crownlabs wrote (synth/gitops output) is never input.
+      if (isOutputFolder(p)) {
+        if (explicit) problems.push({ severity: 'error', file: p, message: 'is an output folder of crownlabs (it holds .crownlabs-output), not input' });
+        return;
+      }
       for (const entry of readdirSync(p).sort()) {
         if (entry.startsWith('.')) continue;
         walk(join(p, entry), false);

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../src/api/types.ts';
 import { LabSession } from '../../../src/cli/lab-session.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
+import { OUTPUT_MARKER } from '../../../src/output-marker.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 import { gitopsFiles, GitopsTreeBuilder, objectSyncWave } from '../../../src/sinks/gitops.ts';
 import { generateLab } from '../../support/generate-lab.ts';
@@ -137,7 +138,7 @@ describe('writing trees', () => {
     const before = readFileSync(join(dir, 'a/x.yaml'));
     const r = writeTreeAtomically(dir, new Map([['a/x.yaml', 'x: 1\n'], ['c.yaml', 'c: 1\n']]));
     expect(r).toEqual({ written: 1, unchanged: 1, removed: 1 });
-    expect([...listFiles(dir)].sort()).toEqual(['a/x.yaml', 'c.yaml']);
+    expect([...listFiles(dir)].sort()).toEqual([OUTPUT_MARKER, 'a/x.yaml', 'c.yaml']);
     expect(readFileSync(join(dir, 'a/x.yaml'))).toEqual(before);
   });
 });
