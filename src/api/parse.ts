@@ -3,6 +3,7 @@ import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
+import { isOutputFolder } from '../output-marker.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
 import { fileType, readInputFile } from './input-file.ts';
@@ -77,6 +78,11 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
     }
     const id = `${st.dev}:${st.ino}`;
     if (st.isDirectory()) {
+      // A folder crownlabs wrote (synth/gitops output) is never input.
+      if (isOutputFolder(p)) {
+        if (explicit) problems.push({ severity: 'error', file: p, message: 'is an output folder of crownlabs (it holds .crownlabs-output), not input' });
+        return;
+      }
       if (ancestors.includes(id)) {
         problems.push({ severity: 'warning', file: p, message: 'symbolic link loop (this folder is inside itself): skipped' });
         return;

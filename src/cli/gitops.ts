@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import type { Command } from 'commander';
@@ -7,13 +7,16 @@ import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
+import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
-import { listFiles, writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { listFiles, OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { LabSession } from './lab-session.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
-import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
+import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems } from './report.ts';
+import { inputPaths } from './synth.ts';
 
 interface GitopsOptions {
   file: string[];
@@ -31,7 +34,7 @@ export function registerGitops(program: Command): void {
     .command('gitops')
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
     .requiredOption('-f, --file <path...>', 'input files or folders')
-    .option('-o, --output <dir>', 'output folder, replaced atomically', 'gitops')
+    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see README)', 'gitops')
     .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
@@ -46,6 +49,9 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const out = resolve(opts.output);
+  const inputs = inputPaths(opts);
+  // Checked before any work (--check only reads it): a refused folder fails fast (OutputError, exit 1).
+  if (!opts.check) checkOutputFolder(opts.output, inputs);
   const builder = new GitopsTreeBuilder(config);
   // The tree holds no Secret values: no secret that only shapes them is needed.
   const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
@@ -65,37 +71,58 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
   }
 
   if (opts.check) {
-    const stale = staleFiles(out, files);
+    const stale = staleFiles(out, withMarker(files));
     if (stale.length === 0) {
       process.stderr.write(`${opts.output} is up to date (${files.size} files)\n`);
       return EXIT_OK;
     }
-    process.stderr.write(`${opts.output} is stale: ${stale.length} file(s) differ, e.g.\n${stale.slice(0, 20).map((f) => `  ${f}`).join('\n')}\nrun: crownlabs gitops -f ${opts.file.join(' ')} -o ${opts.output}\n`);
+    // Without the marker, gitops refuses to replace the folder: say so before suggesting it.
+    const unmarked = existsSync(out) && !isOutputFolder(out) ? ` (after removing ${opts.output}: it has no ${OUTPUT_MARKER} marker, so crownlabs will not replace it)` : '';
+    process.stderr.write(`${opts.output} is stale: ${stale.length} file(s) differ, e.g.\n${stale.slice(0, 20).map((f) => `  ${f}`).join('\n')}\nrun: crownlabs gitops -f ${opts.file.join(' ')} -o ${opts.output}${unmarked}\n`);
     return EXIT_INPUT;
   }
 
-  const result = writeTreeAtomically(out, files);
+  const result = writeTreeAtomically(opts.output, files, { inputs });
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   if (!opts.watch) return EXIT_OK;
 
   // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
-  const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false });
+  // Read what a one-shot run reads: no dot entries (among them the output's own staging folders,
+  // `.<dir>.new-…`) and no folder crownlabs wrote.
+  const explicit = new Set(opts.file.flatMap((f) => [f, resolve(f)]));
+  const ignored = (p: string) => !explicit.has(p) && (basename(p).startsWith('.') || isOutputFolder(p));
+  const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false, ignored });
+  // After a failed write the folder may not hold `files`: the next write is a full one.
+  let full = false;
   const flush = () => {
     const changed = [...pending];
     pending.clear();
     const t0 = performance.now();
-    const update = session.update(changed);
-    for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
-    if (!update.applied) {
-      process.stderr.write('watch: invalid input; the last good tree stays\n');
-      return;
+    try {
+      const update = session.update(changed);
+      for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
+      if (!update.applied) {
+        process.stderr.write('watch: invalid input; the last good tree stays\n');
+        return;
+      }
+      const next = builder.files(session.renderedSets());
+      let written: number;
+      if (full) {
+        const r = writeTreeAtomically(opts.output, next, { inputs });
+        written = r.written + r.removed;
+      } else written = patchTree(opts.output, files, next, { inputs });
+      files = next;
+      full = false;
+      process.stderr.write(`watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${Math.round(performance.now() - t0)} ms\n`);
+    } catch (err) {
+      // Keep watching: the folder keeps its last complete tree (a crash-safe write), the next change retries.
+      full = true;
+      if (err instanceof OutputError) reportOutputError(err);
+      else process.stderr.write(`watch: internal error: ${(err as Error).message}\n`);
+      process.stderr.write('watch: the last good tree stays\n');
     }
-    const next = builder.files(session.renderedSets());
-    const written = applyFileChanges(out, files, next);
-    files = next;
-    process.stderr.write(`watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${Math.round(performance.now() - t0)} ms\n`);
   };
   const onChange = (path: string) => {
     if (!/\.(ya?ml|json)$/.test(path)) return;
@@ -148,7 +175,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
 
 /** Files that differ between the folder and what it should hold. */
 export function staleFiles(dir: string, files: ReadonlyMap<string, string>): string[] {
-  const present = existsSync(dir) ? listFiles(dir) : new Set<string>();
+  const present = existsSync(dir) && statSync(dir).isDirectory() ? listFiles(dir) : new Set<string>();
   const stale: string[] = [];
   for (const [rel, content] of files) {
     if (!present.has(rel) || readFileSync(join(dir, rel), 'utf8') !== content) stale.push(rel);
@@ -158,26 +185,11 @@ export function staleFiles(dir: string, files: ReadonlyMap<string, string>): str
 }
 
 /**
- * Rewrites only the files whose content changed, each atomically (temp file + rename), and
- * removes files no longer rendered. Returns how many files were touched.
+ * A watch update: writes only the files whose content changed and removes those no longer rendered,
+ * crash-safe (patchTree). Returns how many files were touched (kept for bench/scenario.ts).
  */
-export function applyFileChanges(dir: string, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): number {
-  let touched = 0;
-  for (const [rel, content] of after) {
-    if (before.get(rel) === content) continue;
-    const target = join(dir, rel);
-    mkdirSync(dirname(target), { recursive: true });
-    const tmp = `${target}.tmp-${process.pid}`;
-    writeFileSync(tmp, content);
-    renameSync(tmp, target);
-    touched++;
-  }
-  for (const rel of before.keys()) {
-    if (after.has(rel)) continue;
-    rmSync(join(dir, rel), { force: true });
-    touched++;
-  }
-  return touched;
+export function applyFileChanges(dir: string, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>, inputs: readonly string[] = []): number {
+  return patchTree(dir, before, after, { inputs });
 }
 
 function progressBar(opts: GitopsOptions): SingleBar | undefined {

@@ -44,7 +44,10 @@ export class LabSession {
   /** Reads everything and renders every set. */
   load(onProgress?: (done: number, total: number) => void): UpdateResult {
     const { files, problems } = expandInputPaths(this.paths);
-    for (const f of files) this.files.set(f, this.parseFile(f));
+    for (const f of files) {
+      const state = this.readFile(f);
+      if (state) this.files.set(f, state);
+    }
     const inventory = this.inventoryOrProblems(problems);
     if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
     const composition = compose(inventory.inventory, this.config, this.composeOptions);
@@ -68,8 +71,7 @@ export class LabSession {
     for (const f of changedFiles) {
       const before = this.files.get(f);
       if (before) previous.set(f, before);
-      let after: FileState | undefined = this.parseFile(f);
-      if (after.missing) after = undefined; // removed
+      const after = this.readFile(f);
       if (after) this.files.set(f, after);
       else this.files.delete(f);
       diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys);
@@ -167,9 +169,14 @@ export class LabSession {
     }
   }
 
-  private parseFile(file: string): FileState {
-    // The same reader as one-shot runs: regular files only, size cap, alias cap.
-    return parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
+  /**
+   * A file's objects and problems, or undefined when it is gone. Only a missing file is gone: one that
+   * cannot be read or parsed is an error, so the last good sets stay (a typo must not delete a tenant).
+   * The same reader as one-shot runs: regular files only, size cap, alias cap.
+   */
+  private readFile(file: string): FileState | undefined {
+    const state: FileState = parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
+    return state.missing ? undefined : state;
   }
 
   private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {

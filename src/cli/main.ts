@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { OutputError } from '../sinks/output-guard.ts';
 import { registerBastion } from './bastion.ts';
 import { registerController } from './controller.ts';
 import { registerDiff } from './diff.ts';
@@ -8,7 +9,7 @@ import { registerManifests } from './manifests.ts';
 import { registerSynth } from './synth.ts';
 import { registerUserPodsApi } from './user-pods-api.ts';
 import { registerValidate } from './validate.ts';
-import { EXIT_USAGE } from './report.ts';
+import { EXIT_USAGE, reportOutputError } from './report.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crownlabs')
@@ -38,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version exit through here with code 0.
       return err.exitCode === 0 ? 0 : EXIT_USAGE;
     }
+    // A refused or unwritable output (-o): a clear message, exit 1.
+    if (err instanceof OutputError) return reportOutputError(err);
     process.stderr.write(`crownlabs: internal error: ${(err as Error).message}\n`);
     return 70;
   }

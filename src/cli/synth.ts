@@ -1,14 +1,14 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml, distFiles } from '../sinks/files.ts';
+import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { checkRenderedSets, parentSource, renderedSetProblems } from '../validate/prewrite.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
-import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
+import { EXIT_INPUT, EXIT_OK, reportProblems, writeStdout } from './report.ts';
 
 interface SynthOptions {
   file: string[];
@@ -24,7 +24,7 @@ export function registerSynth(program: Command): void {
     .command('synth')
     .description('render every resource set of the input into one YAML file per set (or to stdout)')
     .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively)')
-    .option('-o, --output <dir>', 'output folder, replaced atomically', 'dist')
+    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see README)', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
@@ -36,6 +36,9 @@ export function registerSynth(program: Command): void {
 export async function runSynth(opts: SynthOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
+  // The output is checked before any work: a refused folder fails fast (OutputError, exit 1).
+  const inputs = inputPaths(opts);
+  if (!opts.stdout) checkOutputFolder(opts.output, inputs);
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
@@ -57,18 +60,23 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
     const sets = renderAll(composition);
     // What the API server would refuse, or two inputs rendering one object: nothing is written.
     if (reportProblems(checkRenderedSets(sets, sourceOf), opts.quiet)) return EXIT_INPUT;
-    if (opts.stdout) {
-      process.stdout.write(allObjectsYaml(sets));
-      return EXIT_OK;
-    }
+    if (opts.stdout) return writeStdout(allObjectsYaml(sets));
     files = distFiles(sets);
     objects = sets.reduce((n, s) => n + s.objects.length, 0);
   }
   if (opts.stdout) {
-    for (const content of files.values()) process.stdout.write(content);
+    for (const content of files.values()) {
+      const code = await writeStdout(content);
+      if (code !== EXIT_OK) return code;
+    }
     return EXIT_OK;
   }
-  const result = writeTreeAtomically(resolve(opts.output), files);
+  const result = writeTreeAtomically(opts.output, files, { inputs });
   process.stderr.write(`${files.size} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   return EXIT_OK;
+}
+
+/** What a command reads: its -f paths and its config file (an output must not overlap them). */
+export function inputPaths(opts: { file: string[]; config?: unknown }): string[] {
+  return typeof opts.config === 'string' ? [...opts.file, opts.config] : [...opts.file];
 }

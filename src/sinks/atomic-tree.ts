@@ -1,5 +1,9 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
+import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
+
+export { OutputError } from './output-guard.ts';
 
 export interface TreeWriteResult {
   written: number;
@@ -7,43 +11,105 @@ export interface TreeWriteResult {
   removed: number;
 }
 
-/**
- * Replaces folder `dir` with exactly `files` (relative path → content), so that a reader never sees
- * half a tree: the new tree is built beside it and swapped in with renames. Files whose content did
- * not change are hard-linked from the old tree (same inode and mtime), so tools that watch the
- * folder, and git, see only real changes. If anything fails before the swap, `dir` is untouched.
+export interface TreeWriteOptions {
+  /** Input paths and the config file: the output must not overlap them. */
+  inputs?: readonly string[];
+}
+
+/*
+ * How a crash at any instant stays recoverable. Every step leaves a sibling of DIR named
+ * `.DIR.<kind>-<pid>-<time>-<seq>`, which the next write of DIR (any process) settles first once
+ * that pid is gone:
+ *   new    a full tree being built; complete once the marker is in it (written last)
+ *   old    DIR moved aside just before the complete `new` takes its place
+ *   patch  a watch update: the changed files, then the journal (written last) of what to move
+ *          in and remove
+ *   tmp    a single output file (manifests -o) before its rename
+ * Settling: if DIR is missing (a crash between the two renames), the newest complete `new` becomes
+ * DIR, else the newest `old`; complete patches are rolled forward; everything else is deleted.
  */
-export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, string>): TreeWriteResult {
-  const parent = dirname(dir);
-  mkdirSync(parent, { recursive: true });
-  const stamp = `${process.pid}-${Date.now()}`;
-  const staging = join(parent, `.${basename(dir)}.new-${stamp}`);
-  const retired = join(parent, `.${basename(dir)}.old-${stamp}`);
-  const old = existsSync(dir) ? listFiles(dir) : new Set<string>();
-  const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
-  try {
-    for (const [rel, content] of files) {
-      const target = join(staging, rel);
-      mkdirSync(dirname(target), { recursive: true });
-      const previous = join(dir, rel);
-      if (old.has(rel) && sameContent(previous, content)) {
-        linkSync(previous, target);
-        result.unchanged++;
-      } else {
-        writeFileSync(target, content);
-        result.written++;
-      }
+type LeftoverKind = 'new' | 'old' | 'patch' | 'tmp';
+const PATCH_JOURNAL = '.crownlabs-patch';
+let seq = 0;
+
+/**
+ * Replaces folder `dir` with exactly `files` (relative path → content) plus the marker, so that a
+ * reader never sees half a tree: the new tree is built beside it and swapped in with renames. Files
+ * whose content did not change are hard-linked from the old tree (same inode and mtime), so tools
+ * that watch the folder, and git, see only real changes. If anything fails before the swap, `dir` is
+ * untouched; a crash is settled by the next write (see above). Refuses, with an OutputError, any
+ * folder checkOutputFolder refuses.
+ */
+export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, string>, opts: TreeWriteOptions = {}): TreeWriteResult {
+  const target = checkOutputFolder(dir, opts.inputs);
+  return failuresAsOutputErrors(target, () => {
+    makeParents(target);
+    settleLeftovers(target);
+    return swapIn(target, files);
+  });
+}
+
+/**
+ * A watch update of a folder that holds `before`: only the files that differ are written, staged
+ * beside it with a journal and then moved in, so unchanged files keep their inode and a large tree
+ * is not rebuilt. A crash after the journal is written is rolled forward by the next write. Falls
+ * back to a full write when the folder is gone. Returns how many files were written or removed.
+ */
+export function patchTree(dir: string, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>, opts: TreeWriteOptions = {}): number {
+  const target = checkOutputFolder(dir, opts.inputs);
+  return failuresAsOutputErrors(target, () => {
+    makeParents(target);
+    settleLeftovers(target);
+    if (!isOutputFolder(target.path)) {
+      const r = swapIn(target, after);
+      return r.written + r.removed;
     }
-    if (files.size === 0) mkdirSync(staging, { recursive: true });
-    for (const rel of old) if (!files.has(rel)) result.removed++;
-  } catch (err) {
+    const write = [...after].filter(([rel, content]) => before.get(rel) !== content);
+    const remove = [...before.keys()].filter((rel) => !after.has(rel));
+    if (write.length === 0 && remove.length === 0) return 0;
+    const staging = leftoverPath(target, 'patch');
+    mkdirSync(staging);
+    try {
+      write.forEach(([rel, content], i) => {
+        const file = join(staging, checkedRel(rel));
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, content);
+        if (i === write.length >> 1) faultPoint('patch-stage');
+      });
+      writeFileSync(join(staging, PATCH_JOURNAL), JSON.stringify({ write: write.map(([rel]) => rel), remove }));
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    faultPoint('patch-staged');
+    applyPatch(staging, target.path);
+    faultPoint('patch-applied');
     rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
-  if (existsSync(dir)) renameSync(dir, retired);
-  renameSync(staging, dir);
-  rmSync(retired, { recursive: true, force: true });
-  return result;
+    return write.length + remove.length;
+  });
+}
+
+/** Same rules for one file (`manifests -o`): `header` + `content` written beside it, then renamed over it. */
+export function writeFileAtomically(file: string, header: string, content: string, opts: TreeWriteOptions = {}): void {
+  const target = checkOutputFile(file, header, opts.inputs);
+  failuresAsOutputErrors(target, () => {
+    makeParents(target);
+    settleLeftovers(target);
+    const tmp = leftoverPath(target, 'tmp');
+    try {
+      writeFileSync(tmp, header + content, { flag: 'wx' });
+      faultPoint('file-staged');
+      renameSync(tmp, target.path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  });
+}
+
+/** The tree as written, marker included (what `gitops --check` compares). */
+export function withMarker(files: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...files, [OUTPUT_MARKER, OUTPUT_MARKER_TEXT]]);
 }
 
 /** Relative paths of the regular files below `dir`. */
@@ -60,10 +126,180 @@ export function listFiles(dir: string): Set<string> {
   return out;
 }
 
+/**
+ * Settles what crashed writers of `target` left beside it (see above). Leftovers of a live process
+ * (another writer at work) are left alone; this process's own are settled (its writes are synchronous).
+ */
+export function settleLeftovers(target: OutputTarget): void {
+  const mine = leftovers(target).filter((l) => l.pid === process.pid || !alive(l.pid));
+  const take = (l: Leftover) => mine.splice(mine.indexOf(l), 1);
+  if (!existsSync(target.path)) {
+    const newest = (kind: LeftoverKind, ok: (l: Leftover) => boolean) => mine.filter((l) => l.kind === kind && ok(l)).sort(byStamp).pop();
+    const restore = newest('new', (l) => isOutputFolder(l.path)) ?? newest('old', (l) => lstatSync(l.path).isDirectory());
+    if (restore) {
+      renameSync(restore.path, target.path);
+      take(restore);
+    }
+  }
+  if (isOutputFolder(target.path)) {
+    for (const l of mine.filter((x) => x.kind === 'patch').sort(byStamp)) {
+      if (existsSync(join(l.path, PATCH_JOURNAL))) applyPatch(l.path, target.path);
+    }
+  }
+  for (const l of mine) rmSync(l.path, { recursive: true, force: true });
+}
+
+function swapIn(target: OutputTarget, files: ReadonlyMap<string, string>): TreeWriteResult {
+  const dir = target.path;
+  const exists = existsSync(dir);
+  const old = exists ? listFiles(dir) : new Set<string>();
+  old.delete(OUTPUT_MARKER);
+  const staging = leftoverPath(target, 'new');
+  const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
+  mkdirSync(staging);
+  try {
+    let i = 0;
+    for (const [rel, content] of files) {
+      const file = join(staging, checkedRel(rel));
+      mkdirSync(dirname(file), { recursive: true });
+      const previous = join(dir, rel);
+      if (old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
+      else {
+        writeFileSync(file, content);
+        result.written++;
+      }
+      if (++i === files.size >> 1) faultPoint('stage');
+    }
+    for (const rel of old) if (!files.has(rel)) result.removed++;
+    // Last: a staging folder holding the marker is complete (settleLeftovers relies on it).
+    writeFileSync(join(staging, OUTPUT_MARKER), OUTPUT_MARKER_TEXT);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  faultPoint('staged');
+  const retired = leftoverPath(target, 'old');
+  try {
+    if (exists) {
+      renameSync(dir, retired);
+      faultPoint('after-retire');
+    }
+    renameSync(staging, dir);
+  } catch (err) {
+    // A rename failed (another writer got there first?): put the old tree back, drop the new one.
+    if (exists && !existsSync(dir) && existsSync(retired)) renameSync(retired, dir);
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  faultPoint('after-install');
+  rmSync(retired, { recursive: true, force: true });
+  return result;
+}
+
+/** Moves a complete patch's staged files into `dir` and removes what it lists; idempotent (a moved file is no longer staged). */
+function applyPatch(staging: string, dir: string): void {
+  const journal = JSON.parse(readFileSync(join(staging, PATCH_JOURNAL), 'utf8')) as { write: string[]; remove: string[] };
+  // Removals first: a path may turn from a file into a folder or back.
+  for (const rel of journal.remove) {
+    rmSync(join(dir, checkedRel(rel)), { force: true });
+    removeEmptyParents(dir, rel);
+  }
+  journal.write.forEach((rel, i) => {
+    const from = join(staging, checkedRel(rel));
+    if (!existsSync(from)) return;
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    renameSync(from, join(dir, rel));
+    if (i === (journal.write.length - 1) >> 1) faultPoint('patch-apply');
+  });
+}
+
+function removeEmptyParents(dir: string, rel: string): void {
+  const parts = rel.split('/').slice(0, -1);
+  while (parts.length > 0) {
+    const p = join(dir, ...parts);
+    try {
+      if (readdirSync(p).length > 0) return;
+      rmSync(p, { recursive: false });
+    } catch {
+      return;
+    }
+    parts.pop();
+  }
+}
+
+interface Leftover {
+  path: string;
+  kind: LeftoverKind;
+  pid: number;
+  stamp: number[];
+}
+
+function leftoverPath(target: OutputTarget, kind: LeftoverKind): string {
+  return join(target.parent, `.${target.base}.${kind}-${process.pid}-${Date.now()}-${seq++}`);
+}
+
+function leftovers(target: OutputTarget): Leftover[] {
+  const prefix = `.${target.base}.`;
+  const out: Leftover[] = [];
+  for (const name of readdirSync(target.parent)) {
+    if (!name.startsWith(prefix)) continue;
+    // Without the sequence number: left by versions before the marker, settled the same way.
+    const m = /^(new|old|patch|tmp)-(\d+)-(\d+)(?:-(\d+))?$/.exec(name.slice(prefix.length));
+    if (m) out.push({ path: join(target.parent, name), kind: m[1] as LeftoverKind, pid: Number(m[2]), stamp: [Number(m[3]), Number(m[4] ?? 0)] });
+  }
+  return out;
+}
+
+function byStamp(a: Leftover, b: Leftover): number {
+  return a.stamp[0] - b.stamp[0] || a.stamp[1] - b.stamp[1];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A path of the tree: relative, `/`-separated, no `.`/`..`/empty segment, not the marker. */
+function checkedRel(rel: string): string {
+  const parts = rel.split('/');
+  if (rel === OUTPUT_MARKER || rel === PATCH_JOURNAL || parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\') || p.includes('\0'))) {
+    throw new Error(`refusing to write the path ${JSON.stringify(rel)} into an output folder`);
+  }
+  return rel;
+}
+
+function tryLink(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch {
+    return false; // another file system (DIR a mount point) or no hard links: the content is written instead
+  }
+}
+
 function sameContent(path: string, content: string): boolean {
   try {
     return statSync(path).size === Buffer.byteLength(content) && readFileSync(path, 'utf8') === content;
   } catch {
     return false;
   }
+}
+
+/** File-system failures become OutputErrors naming the output (exit 1, no stack trace). */
+function failuresAsOutputErrors<T>(target: OutputTarget, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof OutputError || !(err as NodeJS.ErrnoException).code) throw err;
+    throw new OutputError(target.given, `cannot be written: ${(err as Error).message}`);
+  }
+}
+
+/** Test hook: CROWNLABS_FAULT=<point> kills the process there, as a crash would (test/unit/sinks/crash.test.ts). */
+function faultPoint(point: string): void {
+  if (process.env.CROWNLABS_FAULT === point) process.kill(process.pid, 'SIGKILL');
 }

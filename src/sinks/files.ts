@@ -1,5 +1,5 @@
 import type { RenderedSet } from '../compose/compose.ts';
-import { writeTreeAtomically, type TreeWriteResult } from './atomic-tree.ts';
+import { writeTreeAtomically, type TreeWriteOptions, type TreeWriteResult } from './atomic-tree.ts';
 import { objectsToYaml } from './yaml-emitter.ts';
 
 /** dist/ layout: one multi-document YAML file per resource set, named after the set. */
@@ -9,8 +9,8 @@ export function distFiles(sets: readonly RenderedSet[]): Map<string, string> {
   return files;
 }
 
-export function writeDist(dir: string, sets: readonly RenderedSet[]): TreeWriteResult {
-  return writeTreeAtomically(dir, distFiles(sets));
+export function writeDist(dir: string, sets: readonly RenderedSet[], opts: TreeWriteOptions = {}): TreeWriteResult {
+  return writeTreeAtomically(dir, distFiles(sets), opts);
 }
 
 /** Every object of every set, in order, as one YAML stream (`--stdout`). */

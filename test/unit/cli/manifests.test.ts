@@ -3,19 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { MANIFESTS_HEADER } from '../../../src/cli/manifests.ts';
 import { CONFIG, crownlabs } from '../../support/cli.ts';
 
 const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
 
 describe('crownlabs manifests', () => {
-  it('prints the install; -o writes the same stream to a file', () => {
+  it('prints the install; -o writes the same stream to a file, after a header line', () => {
     const a = crownlabs(['manifests', '--config', CONFIG, '--platform-shards', 'a,b']);
     expect(a.code).toBe(0);
     const objects = docs(a.stdout);
     expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual(['crownlabs-controller-a', 'crownlabs-controller-b', 'ssh-bastion']);
     const file = join(mkdtempSync(join(tmpdir(), 'manifests-')), 'platform.yaml');
     expect(crownlabs(['manifests', '--config', CONFIG, '--platform-shards', 'a,b', '-o', file]).code).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe(a.stdout);
+    expect(readFileSync(file, 'utf8')).toBe(MANIFESTS_HEADER + a.stdout);
   });
 
   it('--argocd-application renders the Application that syncs the committed install', () => {

@@ -7,6 +7,7 @@ import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 import { parseAllDocuments } from 'yaml';
 import { listFiles } from '../../../src/sinks/atomic-tree.ts';
 import { snapshotTag } from '../../../src/model/snapshot.ts';
+import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
 
 describe('crownlabs synth on the example lab', () => {
   it('writes one file per resource set, deterministically', () => {
@@ -29,7 +30,7 @@ describe('crownlabs synth on the example lab', () => {
     const r = crownlabs(['synth', '-f', LAB, '--config', CONFIG, '--stdout']);
     expect(r.code).toBe(0);
     const docs = parseAllDocuments(r.stdout).map((d) => d.toJS());
-    const fromFiles = [...listFiles(out)].sort().flatMap((f) => parseAllDocuments(readFileSync(join(out, f), 'utf8')).map((d) => d.toJS()));
+    const fromFiles = [...listFiles(out)].filter((f) => f.endsWith('.yaml')).sort().flatMap((f) => parseAllDocuments(readFileSync(join(out, f), 'utf8')).map((d) => d.toJS()));
     expect(docs.length).toBe(fromFiles.length);
     expect(new Set(docs.map((d) => JSON.stringify(d)))).toEqual(new Set(fromFiles.map((d) => JSON.stringify(d))));
   });
@@ -81,6 +82,7 @@ describe('crownlabs synth on bad input', () => {
     const out = join(dir, 'dist');
     mkdirSync(out);
     writeFileSync(join(out, 'keep.yaml'), 'previous output\n');
+    writeFileSync(join(out, OUTPUT_MARKER), OUTPUT_MARKER_TEXT); // an earlier run's output
     const r = crownlabs(['synth', '-f', join(ROOT, 'test', 'fixtures', 'bad'), '-o', out], ROOT);
     expect(r.code).toBe(1);
     const err = r.stderr;
@@ -94,7 +96,7 @@ describe('crownlabs synth on bad input', () => {
     expect(err).toMatch(/malformed\.yaml:\d+:\d+ \(document 1\): error: malformed YAML/);
     expect(err).not.toMatch(/\n\s+at /); // no stack trace
     expect(readFileSync(join(out, 'keep.yaml'), 'utf8')).toBe('previous output\n');
-    expect([...listFiles(out)]).toEqual(['keep.yaml']);
+    expect([...listFiles(out)].sort()).toEqual([OUTPUT_MARKER, 'keep.yaml']);
   });
 
   it('a missing input path is an input error', () => {

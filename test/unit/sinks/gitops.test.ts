@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../src/api/types.ts';
 import { LabSession } from '../../../src/cli/lab-session.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
+import { OUTPUT_MARKER } from '../../../src/output-marker.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 import { gitopsFiles, GitopsTreeBuilder, objectSyncWave } from '../../../src/sinks/gitops.ts';
 import { generateLab } from '../../support/generate-lab.ts';
@@ -152,7 +153,7 @@ describe('writing trees', () => {
     const before = readFileSync(join(dir, 'a/x.yaml'));
     const r = writeTreeAtomically(dir, new Map([['a/x.yaml', 'x: 1\n'], ['c.yaml', 'c: 1\n']]));
     expect(r).toEqual({ written: 1, unchanged: 1, removed: 1 });
-    expect([...listFiles(dir)].sort()).toEqual(['a/x.yaml', 'c.yaml']);
+    expect([...listFiles(dir)].sort()).toEqual([OUTPUT_MARKER, 'a/x.yaml', 'c.yaml']);
     expect(readFileSync(join(dir, 'a/x.yaml'))).toEqual(before);
   });
 });
@@ -177,6 +178,31 @@ describe('watch mode (LabSession)', () => {
     expect(bad.problems.some((p) => p.severity === 'error' && p.field?.endsWith('environmentType'))).toBe(true);
     const still = session.renderedSets().find((s) => s.unit.id === 'instances/tenant-john-doe/green-tea-6831')!.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any;
     expect(still.spec.domain.resources.requests.memory).toBe('3500M');
+  });
+
+  it('a file that no longer parses is an error, not a deletion: its sets stay (#14.2)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watch-typo-'));
+    cpSync(join(ROOT, 'examples', 'lab'), dir, { recursive: true });
+    // A Tenant with no Instance, in a file of its own: removing the file is valid input, so a parse
+    // failure taken for a removal would silently drop the tenant's sets.
+    const file = join(dir, 'tenant-ann.yaml');
+    const text = (alias: string) =>
+      `apiVersion: crownlabs.polito.it/v1alpha2\nkind: Tenant\nmetadata:\n  name: ann.lee\n  labels: {crownlabs.polito.it/operator-selector: production}\nspec:\n  firstName: &first Ann\n  lastName: *${alias}\n  email: ann@example.com\n  workspaces: [{name: tea, role: user}]\n`;
+    writeFileSync(file, text('first'));
+    const session = new LabSession([dir], exampleConfig(), dir);
+    expect(session.load().applied).toBe(true);
+    const ids = () => session.renderedSets().map((s) => s.unit.id);
+    const before = ids();
+    expect(before).toContain('tenants/ann.lee');
+    writeFileSync(file, text('frist'));
+    const r = session.update([file]);
+    expect(r.applied).toBe(false);
+    expect(r.problems).toContainEqual(expect.objectContaining({ severity: 'error', file: 'tenant-ann.yaml', message: expect.stringMatching(/frist/) }));
+    expect(ids()).toEqual(before);
+    // Really gone: the tenant goes with it.
+    rmSync(file);
+    expect(session.update([file]).applied).toBe(true);
+    expect(ids()).not.toContain('tenants/ann.lee');
   });
 
   it('after edits that change, add and remove sets, the tree is the one a fresh full render gives (small Applications, every chunk touched)', () => {

@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expandInputPaths } from '../../../src/api/parse.ts';
+import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
+import { listFiles, OutputError, patchTree, writeFileAtomically, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
+
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+const files = new Map([
+  ['a/x.yaml', 'x: 1\n'],
+  ['b.yaml', 'b: 1\n'],
+]);
+
+/** The OutputError a call throws (undefined when it does not throw one). */
+function refusal(write: () => unknown): OutputError | undefined {
+  try {
+    write();
+  } catch (err) {
+    if (err instanceof OutputError) return err;
+    throw err;
+  }
+  return undefined;
+}
+
+describe('the output folder: only a missing, empty or marked folder is replaced', () => {
+  it('writes a missing or empty folder, with the marker, and replaces it again', () => {
+    const root = tmp('out-');
+    writeTreeAtomically(join(root, 'new', 'deep', 'dist'), files);
+    expect(tree(join(root, 'new', 'deep', 'dist'))).toEqual(new Map([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files]));
+    mkdirSync(join(root, 'empty'));
+    writeTreeAtomically(join(root, 'empty'), files);
+    expect(isOutputFolder(join(root, 'empty'))).toBe(true);
+    expect(writeTreeAtomically(join(root, 'empty'), new Map([['c.yaml', 'c\n']]))).toEqual({ written: 1, unchanged: 0, removed: 2 });
+    expect([...listFiles(join(root, 'empty'))].sort()).toEqual([OUTPUT_MARKER, 'c.yaml']);
+  });
+
+  it('refuses a folder holding anything it did not write, and leaves it as it was', () => {
+    const dir = tmp('repo-');
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+    const before = tree(dir);
+    const err = refusal(() => writeTreeAtomically(dir, files));
+    expect(err?.message).toMatch(/holds files crownlabs did not write \(\.git, notes\.txt\) and no \.crownlabs-output marker/);
+    expect(tree(dir)).toEqual(before);
+    expect(readdirSync(join(dir, '..')).filter((n) => n.startsWith(`.${dir.split('/').pop()}.`))).toEqual([]);
+    // A folder holding only dot files is not empty either.
+    const dots = tmp('dots-');
+    writeFileSync(join(dots, '.env'), 'SECRET=1\n');
+    expect(refusal(() => writeTreeAtomically(dots, files))?.message).toMatch(/\.env/);
+    expect(readFileSync(join(dots, '.env'), 'utf8')).toBe('SECRET=1\n');
+  });
+
+  it('refuses an output that is, contains or is inside an input or the config file (real paths, through links)', () => {
+    const root = tmp('overlap-');
+    const lab = join(root, 'lab');
+    mkdirSync(lab);
+    writeFileSync(join(lab, 'tenants.yaml'), 'kind: Tenant\n');
+    writeFileSync(join(root, 'config.yaml'), 'websiteBaseUrl: x\n');
+    symlinkSync(lab, join(root, 'lab-link'));
+    const cases: [string, string[], RegExp][] = [
+      [lab, [lab], /is the input/],
+      [join(root, 'lab-link'), [lab], /symbolic link/],
+      [lab, [join(root, 'lab-link')], /is the input/],
+      [join(lab, 'out'), [lab], /is inside the input/],
+      [join(root, 'lab-link', 'out'), [lab], /is inside the input/],
+      [root, [lab], /contains the input/],
+      [root, [join(root, 'config.yaml')], /contains the input/],
+      [join(root, 'config.yaml'), [join(root, 'config.yaml')], /is not a folder/],
+    ];
+    for (const [out, inputs, message] of cases) expect(refusal(() => writeTreeAtomically(out, files, { inputs }))?.message, out).toMatch(message);
+    expect(tree(lab)).toEqual(new Map([['tenants.yaml', 'kind: Tenant\n']]));
+    expect(readdirSync(lab)).toEqual(['tenants.yaml']);
+  });
+
+  it('refuses a symbolic link as the output (even to a marked folder, even dangling) and keeps the link', () => {
+    const root = tmp('link-');
+    writeTreeAtomically(join(root, 'real'), files);
+    symlinkSync(join(root, 'real'), join(root, 'dist'));
+    symlinkSync(join(root, 'nowhere'), join(root, 'dangling'));
+    expect(refusal(() => writeTreeAtomically(join(root, 'dist'), new Map()))?.message).toMatch(/is a symbolic link to .*real: .*refuses links/);
+    expect(refusal(() => writeTreeAtomically(join(root, 'dangling'), files))?.message).toMatch(/is a symbolic link/);
+    expect(tree(join(root, 'real'))).toEqual(new Map([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files]));
+    expect(readdirSync(root).sort()).toEqual(['dangling', 'dist', 'real']);
+    // A link among the parents is fine: the folder is written in the real parent.
+    symlinkSync(root, join(root, 'up'));
+    writeTreeAtomically(join(root, 'up', 'other'), files);
+    expect(isOutputFolder(join(root, 'other'))).toBe(true);
+  });
+
+  it('gives a clear error, quickly, for outputs that cannot be folders: a file, below a file, the root, /proc', () => {
+    const root = tmp('bad-');
+    writeFileSync(join(root, 'file'), 'keep\n');
+    expect(refusal(() => writeTreeAtomically(join(root, 'file'), files))?.message).toMatch(/is not a folder/);
+    expect(refusal(() => writeTreeAtomically(join(root, 'file', 'sub'), files))?.message).toMatch(/not a folder/);
+    expect(refusal(() => writeTreeAtomically('/', files))?.message).toMatch(/is the root folder/);
+    // Node's recursive mkdir loops forever here; the output is created one folder at a time.
+    expect(refusal(() => writeTreeAtomically('/proc/self/x', files))?.message).toMatch(/cannot be written/);
+    expect(refusal(() => writeTreeAtomically('/proc/self/x/y/z', files))?.message).toMatch(/cannot (be written|create)/);
+    expect(readFileSync(join(root, 'file'), 'utf8')).toBe('keep\n');
+  });
+
+  it('never writes a path outside the folder', () => {
+    const root = tmp('escape-');
+    for (const rel of ['../evil.yaml', 'a/../../evil.yaml', '/etc/evil', 'a//b', OUTPUT_MARKER]) {
+      expect(() => writeTreeAtomically(join(root, 'dist'), new Map([[rel, 'x']])), rel).toThrow(/refusing to write the path/);
+    }
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('a watch patch follows the same rules and falls back to a full write when the folder is gone', () => {
+    const root = tmp('patch-');
+    const dir = join(root, 'dist');
+    writeTreeAtomically(dir, files);
+    const next = new Map([
+      ['a/x.yaml', 'x: 2\n'],
+      ['c/d.yaml', 'd\n'],
+    ]);
+    expect(patchTree(dir, files, next)).toBe(3);
+    expect(tree(dir)).toEqual(new Map([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...next]));
+    expect(readdirSync(root)).toEqual(['dist']);
+    const notMine = join(root, 'mine');
+    mkdirSync(notMine);
+    writeFileSync(join(notMine, 'keep'), 'k');
+    expect(refusal(() => patchTree(notMine, files, next))?.message).toMatch(/did not write/);
+    expect(readdirSync(notMine)).toEqual(['keep']);
+  });
+});
+
+describe('the output file (manifests -o)', () => {
+  const header = '# Generated by a test\n';
+  it('writes with the header, replaces its own file, and refuses any other file, a folder, a link, a FIFO-like file or the config', () => {
+    const root = tmp('file-');
+    const out = join(root, 'platform.yaml');
+    writeFileAtomically(out, header, 'a: 1\n');
+    writeFileAtomically(out, header, 'a: 2\n');
+    expect(readFileSync(out, 'utf8')).toBe(`${header}a: 2\n`);
+    writeFileSync(join(root, 'README.md'), '# mine\n');
+    expect(refusal(() => writeFileAtomically(join(root, 'README.md'), header, 'x'))?.message).toMatch(/was not written by crownlabs/);
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# mine\n');
+    expect(refusal(() => writeFileAtomically(root, header, 'x'))?.message).toMatch(/is a folder/);
+    symlinkSync(out, join(root, 'link.yaml'));
+    expect(refusal(() => writeFileAtomically(join(root, 'link.yaml'), header, 'x'))?.message).toMatch(/symbolic link/);
+    expect(refusal(() => writeFileAtomically('/dev/null', header, 'x'))?.message).toMatch(/symbolic link|not a regular file/);
+    writeFileSync(join(root, 'c.yaml'), '');
+    expect(refusal(() => writeFileAtomically(join(root, 'c.yaml'), header, 'x', { inputs: [join(root, 'c.yaml')] }))?.message).toMatch(/is the input/);
+    expect(readdirSync(root).sort()).toEqual(['README.md', 'c.yaml', 'link.yaml', 'platform.yaml']);
+  });
+});
+
+describe('the input reader never reads an output folder', () => {
+  it('skips a marked folder inside an input folder, and names one given explicitly', () => {
+    const root = tmp('reader-');
+    writeFileSync(join(root, 'tenants.yaml'), 'kind: Tenant\n');
+    writeTreeAtomically(join(root, 'dist'), new Map([['tenants/x.yaml', 'kind: Namespace\n']]));
+    mkdirSync(join(root, 'more'));
+    writeFileSync(join(root, 'more', 'w.yaml'), 'kind: Workspace\n');
+    expect(expandInputPaths([root])).toEqual({ files: [join(root, 'more', 'w.yaml'), join(root, 'tenants.yaml')], problems: [] });
+    const explicit = expandInputPaths([join(root, 'dist')]);
+    expect(explicit.files).toEqual([]);
+    expect(explicit.problems).toEqual([expect.objectContaining({ severity: 'error', file: join(root, 'dist'), message: expect.stringMatching(/output folder of crownlabs/) })]);
+  });
+});
