@@ -9,7 +9,7 @@ import { compose, renderAll } from './src/compose/compose.ts';
 import { loadConfig } from './src/config/config.ts';
 import { packageRoot } from './src/runtime/package-root.mjs';
 import { renderPlatform } from './src/platform/install.ts';
-import { writeTreeAtomically } from './src/sinks/atomic-tree.ts';
+import { OutputError, writeTreeAtomically } from './src/sinks/atomic-tree.ts';
 import { distFiles } from './src/sinks/files.ts';
 import { objectsToYaml } from './src/sinks/yaml-emitter.ts';
 import { checkRenderedSets, parentSource } from './src/validate/prewrite.ts';
@@ -30,5 +30,12 @@ const sets = renderAll(composition);
 const rendered = checkRenderedSets(sets, (p) => parentSource(inventory, p));
 for (const p of rendered) process.stderr.write(`${formatProblem(p)}\n`);
 if (hasErrors(rendered)) process.exit(1);
-writeTreeAtomically(outdir, new Map([...distFiles(sets), ['platform.yaml', objectsToYaml(renderPlatform(config))]]));
+try {
+  writeTreeAtomically(outdir, new Map([...distFiles(sets), ['platform.yaml', objectsToYaml(renderPlatform(config))]]), { inputs: [input, configFile] });
+} catch (err) {
+  // A refused output folder (not ours, overlapping the inputs): one line, as `crownlabs synth` says it.
+  if (!(err instanceof OutputError)) throw err;
+  process.stderr.write(`${outdir}: error: ${err.message}\n`);
+  process.exit(1);
+}
 process.stderr.write(`${sets.length} resource sets and the platform chart → ${outdir}\n`);
