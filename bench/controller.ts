@@ -97,7 +97,7 @@ try {
   // 50G and 10 Instances) admits its 10 Instances and their pods.
   for (const o of lab) if (o.kind === 'Workspace') (o.spec as { quota: unknown }).quota = { cpu: 16, memory: '32Gi', instances: 8 };
   const now = new Date().toISOString();
-  // Tenants that logged in keep their personal namespace (SPEC §5.3 step 5).
+  // Tenants that logged in keep their personal namespace (docs/behaviour.md §5.3 step 5).
   for (const o of lab) if (o.kind === 'Tenant') (o.spec as { lastLogin?: string }).lastLogin = now;
   const of = (kind: string) => lab.filter((o) => o.kind === kind);
   const instances = of('Instance');

@@ -19,7 +19,7 @@ export interface BastionChartProps {
   readonly chartLabels?: Record<string, string>;
 }
 
-/** The SSH bastion (SPEC §12, §15.4, Decision 8): RBAC, the sshd Deployment with its two sidecars, the LoadBalancer Service. */
+/** The SSH bastion (docs/behaviour.md §12, §15.4, Decision 8): RBAC, the sshd Deployment with its two sidecars, the LoadBalancer Service. */
 export class BastionChart extends Chart {
   constructor(scope: Construct, id: string, props: BastionChartProps) {
     const namespace = props.namespace ?? 'crownlabs-bastion';

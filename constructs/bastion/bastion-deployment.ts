@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_SSH_METRIC_NAME } from '../../src/bastion/ssh-tracker.ts';
 import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/security.ts';
 
-/** Ports, paths and volume names of the bastion pod (SPEC §2.3, §12, §15.4). */
+/** Ports, paths and volume names of the bastion pod (docs/behaviour.md §2.3, §12, §15.4). */
 export const BASTION = {
   sshdPort: 2222,
   metricsPort: 9090,
@@ -42,7 +42,7 @@ export interface BastionDeploymentProps {
 
 /**
  * The bastion Deployment: sshd and the authorized_keys sidecar share an emptyDir (sshd sees it at
- * /home/bastion/.ssh, the sidecar at /auth-keys-vol, SPEC §2.3); the SSH tracker sidecar shares the
+ * /home/bastion/.ssh, the sidecar at /auth-keys-vol, docs/behaviour.md §2.3); the SSH tracker sidecar shares the
  * pod's network namespace, so it sees every connection sshd opens to an instance. It captures with
  * CAP_NET_RAW (and NET_ADMIN, as upstream's Helm chart grants) and drops every other capability.
  */

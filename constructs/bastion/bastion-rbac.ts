@@ -12,7 +12,7 @@ export interface BastionRbacProps {
 }
 
 /**
- * The keys sidecar reads every Tenant (SPEC §12: all of them, no label filter) and nothing else:
+ * The keys sidecar reads every Tenant (docs/behaviour.md §12: all of them, no label filter) and nothing else:
  * a ServiceAccount bound to a ClusterRole with tenants get/list/watch.
  */
 export class BastionRbac extends Construct {

@@ -9,7 +9,7 @@ export interface BastionServiceProps {
   readonly selectorLabels: Record<string, string>;
 }
 
-/** LoadBalancer Service: users `ssh -J bastion@<lb>` on port 22, sshd listens on 2222 (SPEC §2.3). */
+/** LoadBalancer Service: users `ssh -J bastion@<lb>` on port 22, sshd listens on 2222 (docs/behaviour.md §2.3). */
 export class BastionService extends Construct {
   constructor(scope: Construct, id: string, props: BastionServiceProps) {
     super(scope, id);

@@ -7,7 +7,7 @@ export interface CloudInitSecretProps {
   /** Secret name: `canon(instance)`. */
   readonly name: string;
   readonly labels: Record<string, string>;
-  /** Owner keys first, then the workspace managers' (SPEC §7.4). */
+  /** Owner keys first, then the workspace managers' (docs/behaviour.md §7.4). */
   readonly publicKeys: readonly string[];
   /** The MyDrive share to mount at /media/mydrive; none gives `mounts: []`. */
   readonly nfs?: NfsShare;
@@ -19,7 +19,7 @@ const CROWNLABS_PASSWD_HASH =
 
 const NFS_OPTIONS = 'rw,tcp,hard,intr,rsize=8192,wsize=8192,timeo=14';
 
-/** The cloud-init Secret of a VM Instance (SPEC §7.4): data key `userdata`, rewritten on every reconcile. */
+/** The cloud-init Secret of a VM Instance (docs/behaviour.md §7.4): data key `userdata`, rewritten on every reconcile. */
 export class CloudInitSecret extends Construct {
   constructor(scope: Construct, id: string, props: CloudInitSecretProps) {
     super(scope, id);

@@ -29,8 +29,8 @@ export interface ContainerEnvironmentProps {
 
 /**
  * A Container (VNC desktop: websockify + Xvnc + app) or Standalone (the app serves its own web UI)
- * environment (SPEC §7.5): the PVC of a persistent one and the Deployment. `running` sets the
- * replicas, 1 or 0, for persistent and ephemeral environments alike (SPEC Decision 4).
+ * environment (docs/behaviour.md §7.5): the PVC of a persistent one and the Deployment. `running` sets the
+ * replicas, 1 or 0, for persistent and ephemeral environments alike (docs/behaviour.md Decision 4).
  */
 export class ContainerEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: ContainerEnvironmentProps) {

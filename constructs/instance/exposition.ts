@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { LABEL } from '../../src/model/labels.ts';
 
-/** TLS Secret every instance namespace holds (SPEC §3). */
+/** TLS Secret every instance namespace holds (docs/behaviour.md §3). */
 export const INGRESS_TLS_SECRET = 'crownlabs-ingress-secret';
 
 export interface ExpositionProps {
@@ -17,8 +17,8 @@ export interface ExpositionProps {
 }
 
 /**
- * Service `N` and, for a GUI, Ingress `N-gui` / `N-app` of a running environment (SPEC §7.3).
- * Render it only while the Instance runs: stopping removes both (SPEC Decision 4 fixes the
+ * Service `N` and, for a GUI, Ingress `N-gui` / `N-app` of a running environment (docs/behaviour.md §7.3).
+ * Render it only while the Instance runs: stopping removes both (docs/behaviour.md Decision 4 fixes the
  * Standalone `-app` Ingress that upstream leaves behind).
  */
 export class Exposition extends Construct {
@@ -67,7 +67,7 @@ export class Exposition extends Construct {
   }
 }
 
-/** nginx external-auth annotations pointing at a shared oauth2-proxy (SPEC §7.3, Standard mode). */
+/** nginx external-auth annotations pointing at a shared oauth2-proxy (docs/behaviour.md §7.3, Standard mode). */
 export function sharedAuthAnnotations(instancesAuthUrl: string): Record<string, string> {
   return {
     'nginx.ingress.kubernetes.io/auth-url': `${instancesAuthUrl}/auth`,

@@ -15,7 +15,7 @@ export interface InstanceChartProps {
   readonly chartLabels?: Record<string, string>;
 }
 
-/** Every object of one Instance (SPEC §7), in the Instance's namespace. */
+/** Every object of one Instance (docs/behaviour.md §7), in the Instance's namespace. */
 export class InstanceChart extends Chart {
   constructor(scope: Construct, id: string, props: InstanceChartProps) {
     super(scope, id, { namespace: props.plan.namespace, labels: props.chartLabels, disableResourceNameHashes: true });

@@ -32,7 +32,7 @@ export interface Oauth2ProxyProps {
 }
 
 /**
- * A per-instance oauth2-proxy (SPEC Decision 2): Deployment, Service, the allowed e-mails and the
+ * A per-instance oauth2-proxy (docs/behaviour.md Decision 2): Deployment, Service, the allowed e-mails and the
  * secrets, plus an Ingress for its own callback path. The instance Ingress sends the GUI through it.
  */
 export class Oauth2Proxy extends Construct {

@@ -1,9 +1,9 @@
-/** The "restrictive" container securityContext of every instance container (SPEC §7.5). */
+/** The "restrictive" container securityContext of every instance container (docs/behaviour.md §7.5). */
 export function restrictiveSecurityContext() {
   return { capabilities: { drop: ['ALL'] }, privileged: false, allowPrivilegeEscalation: false };
 }
 
-/** Pod securityContext of Container/Standalone environments and submission Jobs (SPEC §7.5, §8.2). */
+/** Pod securityContext of Container/Standalone environments and submission Jobs (docs/behaviour.md §7.5, §8.2). */
 export const INSTANCE_POD_SECURITY_CONTEXT = {
   runAsUser: 1010,
   runAsGroup: 1010,
@@ -11,7 +11,7 @@ export const INSTANCE_POD_SECURITY_CONTEXT = {
   runAsNonRoot: true,
 } as const;
 
-/** Base of every readiness probe of instance containers and VMIs (SPEC §7.4, §7.5). */
+/** Base of every readiness probe of instance containers and VMIs (docs/behaviour.md §7.4, §7.5). */
 export const READINESS_PROBE_BASE = {
   initialDelaySeconds: 10,
   periodSeconds: 2,

@@ -4,7 +4,7 @@ import type { OwnerReference } from '../../src/api/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { INSTANCE_POD_SECURITY_CONTEXT, restrictiveSecurityContext } from './security.ts';
 
-/** Fixed names and paths of the submission Job (SPEC §8.2). */
+/** Fixed names and paths of the submission Job (docs/behaviour.md §8.2). */
 export const SUBMISSION_JOB = {
   container: 'content-uploader',
   volume: 'persistent',
@@ -31,7 +31,7 @@ export interface SubmissionJobProps {
 
 /**
  * The Job that uploads a terminated persistent Instance's content to its `contentDestination`
- * (SPEC §8.2): the uploader reads the environment's PVC mounted at `/media/data`.
+ * (docs/behaviour.md §8.2): the uploader reads the environment's PVC mounted at `/media/data`.
  */
 export class SubmissionJob extends Construct {
   constructor(scope: Construct, id: string, props: SubmissionJobProps) {

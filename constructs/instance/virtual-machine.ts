@@ -17,7 +17,7 @@ import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
 import { READINESS_PROBE_BASE } from './security.ts';
 
-/** VMI containerDisk pull secret and CDI registry import secret every VM namespace holds (SPEC §3). */
+/** VMI containerDisk pull secret and CDI registry import secret every VM namespace holds (docs/behaviour.md §3). */
 export const REGISTRY_CREDENTIALS = 'registry-credentials';
 export const REGISTRY_CREDENTIALS_CDI = 'registry-credentials-cdi';
 
@@ -31,10 +31,10 @@ export interface VirtualMachineEnvironmentProps {
 }
 
 /**
- * A VirtualMachine or CloudVM environment (SPEC §7.4): a persistent one is a KubeVirt
+ * A VirtualMachine or CloudVM environment (docs/behaviour.md §7.4): a persistent one is a KubeVirt
  * VirtualMachine whose root disk is a DataVolume (registry or http import) and which `running`
  * starts and stops; an ephemeral one is a bare VirtualMachineInstance with a containerDisk,
- * rendered only while running (SPEC Decision 4: stopping releases its compute).
+ * rendered only while running (docs/behaviour.md Decision 4: stopping releases its compute).
  */
 export class VirtualMachineEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: VirtualMachineEnvironmentProps) {
@@ -81,7 +81,7 @@ function dataVolumeSource(env: EnvironmentPlan): VirtualMachineSpecDataVolumeTem
     : { registry: { url: `docker://${env.env.image}`, secretRef: REGISTRY_CREDENTIALS_CDI } };
 }
 
-/** The VMI spec shared by a VM template and a bare VMI (SPEC §7.4). */
+/** The VMI spec shared by a VM template and a bare VMI (docs/behaviour.md §7.4). */
 export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | undefined): VirtualMachineInstanceSpec {
   const res = env.vmResources!;
   const withCloudInit = env.standardMode && cloudInitSecretName !== undefined;

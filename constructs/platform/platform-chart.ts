@@ -20,7 +20,7 @@ export interface PlatformChartProps {
 
 /**
  * What the platform needs before any Workspace or Tenant set is applied: for now the shared
- * ClusterRoles of SPEC §3, which upstream ships in its Helm chart and we render ourselves.
+ * ClusterRoles of docs/behaviour.md §3, which upstream ships in its Helm chart and we render ourselves.
  */
 export class PlatformChart extends Chart {
   constructor(scope: Construct, id: string, props: PlatformChartProps = {}) {

@@ -7,7 +7,7 @@ const CROWNLABS = 'crownlabs.polito.it';
 export const ALL_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const;
 const READ_VERBS = ['get', 'list', 'watch'];
 
-/** The names of the ClusterRoles of SPEC §3, bound by the Workspace and Tenant sets. */
+/** The names of the ClusterRoles of docs/behaviour.md §3, bound by the Workspace and Tenant sets. */
 export const SHARED_CLUSTER_ROLES = {
   manageInstances: 'crownlabs-manage-instances',
   viewTemplates: 'crownlabs-view-templates',
@@ -24,15 +24,15 @@ export interface SharedClusterRolesProps {
 }
 
 /**
- * The ClusterRoles that the tenant-operator's bindings refer to but never creates (SPEC §3; upstream
+ * The ClusterRoles that the tenant-operator's bindings refer to but never creates (docs/behaviour.md §3; upstream
  * ships them in the `deploy/crownlabs` chart):
  *
  * - `crownlabs-manage-instances`: Instances, and their status, every verb. Bound per tenant namespace
- *   (SPEC §5.4 row 3) and, cluster-wide, to the managers of each workspace (SPEC §4.2 row 2).
+ *   (docs/behaviour.md §5.4 row 3) and, cluster-wide, to the managers of each workspace (docs/behaviour.md §4.2 row 2).
  * - `crownlabs-view-templates` / `crownlabs-manage-templates`: read / every verb on Templates, bound
- *   in `workspace-<ws>` to the workspace's users / managers (SPEC §4.2 rows 3–4).
- * - `crownlabs-manage-tenants`: read, create and edit Tenants, never delete (SPEC §4.2 row 5).
- * - `crownlabs-sandbox`: namespaced edit rights for a tenant's sandbox (SPEC §5.5): workloads,
+ *   in `workspace-<ws>` to the workspace's users / managers (docs/behaviour.md §4.2 rows 3–4).
+ * - `crownlabs-manage-tenants`: read, create and edit Tenants, never delete (docs/behaviour.md §4.2 row 5).
+ * - `crownlabs-sandbox`: namespaced edit rights for a tenant's sandbox (docs/behaviour.md §5.5): workloads,
  *   their configuration and networking, Roles and RoleBindings, and read-only metrics.
  */
 export class SharedClusterRoles extends Construct {

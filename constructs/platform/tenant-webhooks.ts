@@ -23,7 +23,7 @@ export interface TenantWebhooksProps {
 
 /**
  * The MutatingWebhookConfiguration and ValidatingWebhookConfiguration of the Tenant webhooks
- * (SPEC §6, upstream's tenant-operator chart): CREATE and UPDATE of cluster-scoped v1alpha2 tenants,
+ * (docs/behaviour.md §6, upstream's tenant-operator chart): CREATE and UPDATE of cluster-scoped v1alpha2 tenants,
  * failurePolicy Fail, no side effects, AdmissionReview v1. Only the validating hook has an
  * objectSelector on the target label: the mutating one must see a new Tenant before it has the
  * label, to set it.

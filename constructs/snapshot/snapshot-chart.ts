@@ -19,7 +19,7 @@ export interface SnapshotChartProps {
   readonly chartLabels?: Record<string, string>;
 }
 
-/** The snapshot Job of one InstanceSnapshot (SPEC §9.3), in the snapshot's namespace. */
+/** The snapshot Job of one InstanceSnapshot (docs/behaviour.md §9.3), in the snapshot's namespace. */
 export class SnapshotChart extends Chart {
   constructor(scope: Construct, id: string, props: SnapshotChartProps) {
     const { snapshot, instance, config } = props;

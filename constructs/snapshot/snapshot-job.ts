@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import type { OwnerReference } from '../../src/api/types.ts';
 import { canon } from '../../src/model/naming.ts';
 
-/** Mount points and fixed names of the snapshot Job (SPEC §9.3). */
+/** Mount points and fixed names of the snapshot Job (docs/behaviour.md §9.3). */
 export const SNAPSHOT_JOB = {
   exporterContainer: 'img-generator',
   pusherContainer: 'docker-pusher',
@@ -18,7 +18,7 @@ export const SNAPSHOT_JOB = {
 export interface SnapshotJobProps {
   /** Job name: the InstanceSnapshot's name. The namespace is the chart's (the snapshot's). */
   readonly name: string;
-  /** `spec.instanceRef.name`: its canonical name is the persistent VM's PVC, read in this namespace (SPEC §14.10). */
+  /** `spec.instanceRef.name`: its canonical name is the persistent VM's PVC, read in this namespace (docs/behaviour.md §14.10). */
   readonly instanceName: string;
   /** kaniko `--destination`, `<vmRegistry>/<imagedir>/<imageName>:<tag>` (see snapshotDestination). */
   readonly destination: string;
@@ -36,7 +36,7 @@ export interface SnapshotJobProps {
 
 /**
  * The Job that turns a stopped persistent VM's disk into a container image and pushes it
- * (SPEC §9.3): `img-generator` converts the raw disk to qcow2 and writes a two-line Dockerfile
+ * (docs/behaviour.md §9.3): `img-generator` converts the raw disk to qcow2 and writes a two-line Dockerfile
  * into `tmp-vol`; kaniko builds and pushes it. backoffLimit 2, restartPolicy OnFailure, no TTL,
  * no securityContext — as upstream.
  */

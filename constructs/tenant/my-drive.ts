@@ -12,13 +12,13 @@ export interface MyDriveProps {
   readonly labels: Record<string, string>;
   /**
    * The NFS share behind the PVC: from configuration when rendering from files, from the bound PV
-   * in the controller (SPEC §5.4 row 9). Unknown (PVC not yet bound): no Secret yet.
+   * in the controller (docs/behaviour.md §5.4 row 9). Unknown (PVC not yet bound): no Secret yet.
    */
   readonly share?: NfsShare;
 }
 
 /**
- * A tenant's MyDrive (SPEC §5.4 rows 8–9): the RWX PVC and the `mydrive-info` NFS Secret.
+ * A tenant's MyDrive (docs/behaviour.md §5.4 rows 8–9): the RWX PVC and the `mydrive-info` NFS Secret.
  * The PVC holds the tenant's files, so it is rendered even while the personal namespace is not.
  */
 export class MyDrive extends Construct {

@@ -11,7 +11,7 @@ export interface SandboxProps {
 const q = (v: string) => k8s.Quantity.fromString(v);
 
 /**
- * A tenant's sandbox (SPEC §5.5): a namespace where it may experiment, with edit rights, a small
+ * A tenant's sandbox (docs/behaviour.md §5.5): a namespace where it may experiment, with edit rights, a small
  * quota and default container limits. Sandbox objects carry no target label, as upstream.
  */
 export class Sandbox extends Construct {

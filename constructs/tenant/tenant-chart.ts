@@ -17,13 +17,13 @@ export interface TenantChartProps {
   readonly tenant: Tenant;
   readonly config: ComposerConfig;
   readonly quota: QuotaValues;
-  /** False when the keep-alive rule drops the personal namespace (controller only, SPEC §5.3 step 5). */
+  /** False when the keep-alive rule drops the personal namespace (controller only, docs/behaviour.md §5.3 step 5). */
   readonly keepPersonalNamespace: boolean;
   readonly myDriveShare?: NfsShare;
   readonly chartLabels?: Record<string, string>;
 }
 
-/** Every object of one Tenant (SPEC §5.4, §5.5), across the namespaces they live in. */
+/** Every object of one Tenant (docs/behaviour.md §5.4, §5.5), across the namespaces they live in. */
 export class TenantChart extends Chart {
   constructor(scope: Construct, id: string, props: TenantChartProps) {
     super(scope, id, { labels: props.chartLabels, disableResourceNameHashes: true });

@@ -6,7 +6,7 @@ export interface TenantNamespaceProps {
   readonly labels: Record<string, string>;
 }
 
-/** A tenant's personal namespace `tenant-<canon>` (SPEC §5.4 row 1). */
+/** A tenant's personal namespace `tenant-<canon>` (docs/behaviour.md §5.4 row 1). */
 export class TenantNamespace extends Construct {
   constructor(scope: Construct, id: string, props: TenantNamespaceProps) {
     super(scope, id);

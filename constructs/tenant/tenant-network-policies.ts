@@ -8,7 +8,7 @@ export interface TenantNetworkPoliciesProps {
 }
 
 /**
- * Isolation of a personal namespace (SPEC §5.4 rows 6–7): pods accept traffic from their own
+ * Isolation of a personal namespace (docs/behaviour.md §5.4 rows 6–7): pods accept traffic from their own
  * namespace and from namespaces labelled `allow-instance-access=true` (ingress controller, bastion).
  * policyTypes is left unset (defaults to Ingress), as upstream.
  */

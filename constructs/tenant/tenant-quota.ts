@@ -10,7 +10,7 @@ export interface TenantQuotaProps {
   readonly quota: QuotaValues;
 }
 
-/** The personal namespace's ResourceQuota (SPEC §5.4 row 2): limits = requests, plus the Instance count. */
+/** The personal namespace's ResourceQuota (docs/behaviour.md §5.4 row 2): limits = requests, plus the Instance count. */
 export class TenantQuota extends Construct {
   constructor(scope: Construct, id: string, props: TenantQuotaProps) {
     super(scope, id);

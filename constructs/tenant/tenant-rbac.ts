@@ -13,7 +13,7 @@ export interface TenantRbacProps {
 }
 
 /**
- * What a tenant may do (SPEC §5.4 rows 3–5): manage Instances in its namespace, and read and edit
+ * What a tenant may do (docs/behaviour.md §5.4 rows 3–5): manage Instances in its namespace, and read and edit
  * its own Tenant object (not delete it).
  */
 export class TenantRbac extends Construct {

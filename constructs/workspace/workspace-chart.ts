@@ -13,7 +13,7 @@ export interface WorkspaceChartProps {
   readonly chartLabels?: Record<string, string>;
 }
 
-/** Every object of one Workspace (SPEC §4.2). */
+/** Every object of one Workspace (docs/behaviour.md §4.2). */
 export class WorkspaceChart extends Chart {
   constructor(scope: Construct, id: string, props: WorkspaceChartProps) {
     super(scope, id, { labels: props.chartLabels, disableResourceNameHashes: true });

@@ -7,7 +7,7 @@ export interface WorkspaceNamespaceProps {
   readonly labels: Record<string, string>;
 }
 
-/** The namespace `workspace-<name>` holding a workspace's Templates (SPEC §4.2 row 1). */
+/** The namespace `workspace-<name>` holding a workspace's Templates (docs/behaviour.md §4.2 row 1). */
 export class WorkspaceNamespace extends Construct {
   constructor(scope: Construct, id: string, props: WorkspaceNamespaceProps) {
     super(scope, id);

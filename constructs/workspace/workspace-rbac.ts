@@ -11,7 +11,7 @@ export interface WorkspaceRbacProps {
 }
 
 /**
- * Who may do what in a workspace (SPEC §4.2 rows 2–5). Subjects are the groups the API server's
+ * Who may do what in a workspace (docs/behaviour.md §4.2 rows 2–5). Subjects are the groups the API server's
  * OIDC setup derives from Keycloak client roles (`kubernetes:workspace-<ws>:<role>`).
  */
 export class WorkspaceRbac extends Construct {

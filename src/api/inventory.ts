@@ -100,7 +100,7 @@ export class Inventory {
     return ref ? this.workspaces.get(ref.name) : undefined;
   }
 
-  /** Tenants that are managers of a workspace (SPEC §7.4: their keys go into every VM of it). */
+  /** Tenants that are managers of a workspace (docs/behaviour.md §7.4: their keys go into every VM of it). */
   managersOf(workspaceName: string): readonly Tenant[] {
     if (!this.managersIndex) {
       const index = new Map<string, Tenant[]>();

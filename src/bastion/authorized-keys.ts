@@ -1,5 +1,5 @@
 /**
- * The bastion's authorized_keys file from Tenants' `spec.publicKeys` (SPEC §12), pure.
+ * The bastion's authorized_keys file from Tenants' `spec.publicKeys` (docs/behaviour.md §12), pure.
  * Upstream behaviour kept: a line belongs to a tenant when its comment (what follows the second
  * space) equals the tenant name; lines that are not `<algo> <key> <comment>` are kept untouched;
  * every key becomes `<algo> <key> <tenant>` (the original comment dropped); lines are joined with

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Default location, the sidecar's view of the emptyDir shared with sshd (SPEC §2.3). */
+/** Default location, the sidecar's view of the emptyDir shared with sshd (docs/behaviour.md §2.3). */
 export const DEFAULT_AUTHORIZED_KEYS_PATH = '/auth-keys-vol/authorized_keys';
 
 /** The file's text; '' when it does not exist yet. Any other read error is thrown (the event is retried). */

@@ -1,5 +1,5 @@
 /**
- * The bastion's SSH connection tracker (SPEC §15.4, Decision 8): counts new TCP connections to
+ * The bastion's SSH connection tracker (docs/behaviour.md §15.4, Decision 8): counts new TCP connections to
  * port 22 leaving the bastion, per destination, as the Prometheus counter
  * `bastion_ssh_connections{destination_ip,destination_port}` that the inactivity controller reads.
  *

@@ -1,5 +1,5 @@
 /**
- * `crownlabs bastion-keys`: keeps the authorized_keys file in step with every Tenant (SPEC §12;
+ * `crownlabs bastion-keys`: keeps the authorized_keys file in step with every Tenant (docs/behaviour.md §12;
  * no label filter, deletes included). A full sync from a list at start, then a list+watch
  * informer; events are applied one at a time (read, update, atomic write), and the file is
  * written only when its text changes.

@@ -14,7 +14,7 @@ function stopSignal(): AbortSignal {
   return stop.signal;
 }
 
-/** `crownlabs bastion-keys` and `crownlabs ssh-tracker`: the two sidecars of the SSH bastion (SPEC §12, §15.4). */
+/** `crownlabs bastion-keys` and `crownlabs ssh-tracker`: the two sidecars of the SSH bastion (docs/behaviour.md §12, §15.4). */
 export function registerBastion(program: Command): void {
   program
     .command('bastion-keys')

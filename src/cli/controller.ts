@@ -34,7 +34,7 @@ export function webhookOptions(opts: Record<string, string | boolean | undefined
   return { port, host, certDir, bypassGroups };
 }
 
-/** `crownlabs controller`: the in-cluster apply-controller (DESIGN.md, "The apply-controller"). */
+/** `crownlabs controller`: the in-cluster apply-controller (docs/architecture.md, "The apply-controller"). */
 export function registerController(program: Command): void {
   const cmd = program
     .command('controller')
@@ -56,11 +56,11 @@ export function registerController(program: Command): void {
     .option('--webhook-host <host>', 'address the webhook server binds (default: all interfaces)')
     .option('--webhook-cert-dir <dir>', `directory holding the webhooks' tls.crt and tls.key, re-read when they change (default ${DEFAULT_CERT_DIR}; when not given and empty there, the webhooks are off)`)
     .option('--webhook-bypass-groups <groups>', 'comma-separated groups whose requests skip the webhook checks', 'system:masters')
-    .option('--enable-instance-termination', 'stop Instances whose status-check URL answers 404 (SPEC §8.1)', false)
+    .option('--enable-instance-termination', 'stop Instances whose status-check URL answers 404 (docs/behaviour.md §8.1)', false)
     .option('--instance-termination-status-check-timeout <duration>', 'HTTP timeout of the status check', '3s')
     .option('--instance-termination-status-check-interval <duration>', 'time between two status checks of an Instance', '2m')
-    .option('--enable-instance-submission', 'upload a terminated persistent Instance\'s content with a submitter Job (SPEC §8.2)', false)
-    .option('--enable-instance-expiration', 'delete Instances older than their Template\'s deleteAfter (SPEC §8.3)', false)
+    .option('--enable-instance-submission', 'upload a terminated persistent Instance\'s content with a submitter Job (docs/behaviour.md §8.2)', false)
+    .option('--enable-instance-expiration', 'delete Instances older than their Template\'s deleteAfter (docs/behaviour.md §8.3)', false)
     .option('--expiration-dry-run', 'expiration only sends server-side dry-run deletes (logged and recorded as Events)', false);
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
@@ -111,7 +111,7 @@ export function registerController(program: Command): void {
       password: config.keycloakPassword,
     });
     if (kcProblems.length) {
-      // As upstream: an incomplete Keycloak configuration refuses to start (SPEC §2.1).
+      // As upstream: an incomplete Keycloak configuration refuses to start (docs/behaviour.md §2.1).
       for (const p of kcProblems) process.stderr.write(`crownlabs controller: ${p}\n`);
       process.exitCode = 1;
       return;

@@ -17,7 +17,7 @@ interface ImageListOptions {
   pageSize: string;
 }
 
-/** `crownlabs imagelist`: the ImageList producer of SPEC §10, with upstream's flags. */
+/** `crownlabs imagelist`: the ImageList producer of docs/behaviour.md §10, with upstream's flags. */
 export function registerImageList(program: Command): void {
   program
     .command('imagelist')

@@ -32,7 +32,7 @@ export interface RenderUnit {
 export interface ComposeOptions {
   /** The NFS share behind a tenant's MyDrive (controller: the bound PV). Default: configuration. */
   myDriveShare?: (tenant: Tenant) => NfsShare | undefined;
-  /** Keep-alive of a personal namespace (controller: SPEC §5.3 step 5). Default: always kept. */
+  /** Keep-alive of a personal namespace (controller: docs/behaviour.md §5.3 step 5). Default: always kept. */
   keepPersonalNamespace?: (tenant: Tenant) => boolean;
   /** Compose only the sets of these parents (watch mode, one reconcile); default: all. */
   only?: (parent: ParentRef) => boolean;
@@ -152,7 +152,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     });
   }
 
-  // Snapshots (SPEC §9): a request that fails validation renders nothing (the controller reports it).
+  // Snapshots (docs/behaviour.md §9): a request that fails validation renders nothing (the controller reports it).
   const lookup = inventoryLookup(inventory);
   const tagOf = options.snapshotTag ?? requestTag;
   for (const snapshot of inventory.snapshots.values()) {

@@ -1,5 +1,5 @@
 /**
- * The content submission Job of one Instance (SPEC §8.2), rendered on its own: the controller
+ * The content submission Job of one Instance (docs/behaviour.md §8.2), rendered on its own: the controller
  * creates it when a terminated Instance asks for a submission, outside the Instance's set so that
  * the set's prune never deletes it before its TTL does.
  */

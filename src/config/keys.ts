@@ -1,7 +1,7 @@
 /**
  * Every configuration key in one table: its flag (CrownLabs' flag name where one exists), its
  * environment variable (CROWNLABS_ + the key in UPPER_SNAKE), its default (the upstream default of
- * SPEC §2 unless a note says otherwise) and how a string value is parsed.
+ * docs/behaviour.md §2 unless a note says otherwise) and how a string value is parsed.
  * The config file uses the same keys (camelCase) with YAML values.
  */
 
@@ -56,28 +56,28 @@ export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secre
 export const CONFIG_KEYS = [
   // --- Input files (-f) ---
   { key: 'inputMaxFileSize', flag: '--input-max-file-size', type: 'bytes', default: '16Mi', doc: 'Most bytes one input file may hold (e.g. 512Ki, 64Mi; at most 1Gi); a larger file is an input error. Only regular files are read: a FIFO or device named with -f is an error, one inside a folder is skipped with a warning.' },
-  // --- Instances (instance-operator, SPEC §2.2) ---
+  // --- Instances (instance-operator, docs/behaviour.md §2.2) ---
   { key: 'websiteBaseUrl', flag: '--website-base-url', type: 'string', check: 'dns-name', default: 'crownlabs.polito.it', doc: 'Ingress host of instances (bare hostname); Exam/Exercise modes prefix it with exam./exercise.' },
   { key: 'instancesAuthUrl', flag: '--instances-auth-url', type: 'string', check: 'url', default: '', doc: 'Base URL of the shared oauth2-proxy used by nginx external auth (auth mode "shared"). Empty: no auth annotations.' },
   { key: 'namespaceWhitelist', flag: '--namespace-whitelist', type: 'kvmap', default: { 'crownlabs.polito.it/operator-selector': 'production' }, doc: 'Labels (k1=v1&k2=v2) a namespace must have for its Instances to be rendered. Empty: every namespace. Default is the Helm chart value; the bare flag default `production=true` would reject the tenant namespaces we render.' },
   { key: 'containerEnvSidecarsTag', flag: '--container-env-sidecars-tag', type: 'string', check: 'image-tag', default: 'latest', doc: 'Tag appended to every sidecar/helper image.' },
   { key: 'containerEnvXVncImg', flag: '--container-env-x-vnc-img', type: 'string', check: 'image-repository', default: 'crownlabs/tigervnc', doc: 'Xvnc image of Container environments.' },
   { key: 'containerEnvWebsockifyImg', flag: '--container-env-websockify-img', type: 'string', check: 'image-repository', default: 'crownlabs/websockify', doc: 'websockify image of Container environments.' },
-  { key: 'containerEnvContentDownloaderImg', flag: '--container-env-content-downloader-img', type: 'string', check: 'image-repository', default: 'crownlabs/content-downloader', doc: 'Content downloader init container image (upstream flag default is the literal "latest", SPEC §14.11; we use the Helm value).' },
+  { key: 'containerEnvContentDownloaderImg', flag: '--container-env-content-downloader-img', type: 'string', check: 'image-repository', default: 'crownlabs/content-downloader', doc: 'Content downloader init container image (upstream flag default is the literal "latest", docs/behaviour.md §14.11; we use the Helm value).' },
   { key: 'containerEnvContentUploaderImg', flag: '--container-env-content-uploader-img', type: 'string', check: 'image-repository', default: 'crownlabs/content-uploader', doc: 'Content uploader (submission Job) image (Helm value, as above).' },
   { key: 'containerEnvInstmetricsServerEndpoint', flag: '--container-env-instmetrics-server-endpoint', type: 'string', check: 'host-port', default: 'instmetrics:9090', doc: 'Endpoint passed to websockify.' },
   { key: 'vmRegistry', flag: '--vm-registry', type: 'string', check: 'registry', default: '', doc: 'Registry host that instance snapshots are pushed to.' },
   { key: 'vmRegistrySecret', flag: '--vm-registry-secret', type: 'string', check: 'object-name', default: '', doc: 'dockerconfigjson Secret used by kaniko to push snapshots.' },
   { key: 'containerExportImg', flag: '--container-export-img', type: 'string', check: 'image', default: 'crownlabs/img-exporter', doc: 'Snapshot export init container image (used verbatim).' },
   { key: 'containerKanikoImg', flag: '--container-kaniko-img', type: 'string', check: 'image', default: 'gcr.io/kaniko-project/executor', doc: 'kaniko image of the snapshot Job (used verbatim).' },
-  // --- Authentication in front of instance GUIs (SPEC Decision 2) ---
+  // --- Authentication in front of instance GUIs (docs/behaviour.md Decision 2) ---
   { key: 'authMode', flag: '--auth-mode', type: 'enum', enumValues: AUTH_MODES, default: 'shared', doc: '"shared": nginx external-auth annotations to a shared oauth2-proxy (upstream); "per-instance": an oauth2-proxy Deployment+Service in front of each exposed GUI, admitting only the owner and the workspace managers.' },
   { key: 'oauth2ProxyImage', flag: '--oauth2-proxy-image', type: 'string', check: 'image', default: 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0', doc: 'oauth2-proxy image (per-instance auth mode).' },
   { key: 'oidcIssuerUrl', flag: '--oidc-issuer-url', type: 'string', check: 'url', default: 'https://auth.crownlabs.polito.it/realms/crownlabs', doc: 'OIDC issuer of the per-instance oauth2-proxy.' },
   { key: 'oidcClientId', flag: '--oidc-client-id', type: 'string', check: 'non-empty', default: 'k8s', doc: 'OIDC client id of the per-instance oauth2-proxy.' },
   { key: 'oidcClientSecret', flag: '--oidc-client-secret', type: 'string', default: '', secret: true, doc: 'OIDC client secret of the per-instance oauth2-proxy (written into the per-instance Secret; never into gitops).' },
   { key: 'cookieSecretSeed', flag: '', type: 'string', default: '', check: 'secret-seed', secret: true, envOnly: true, doc: 'Secret seed (at least 32 characters, e.g. `openssl rand -hex 32`) from which each per-instance oauth2-proxy cookie secret is derived (HMAC of the Instance UID and environment), keeping the composition deterministic. Environment only, never in the config file or the ConfigMap; the controller reads it from the Secret `crownlabs-composer-secrets` (key `cookieSecretSeed`). Required by authMode "per-instance" for `synth`, `validate` and the controller; `gitops` writes no Secret values and does not need it.' },
-  // --- Tenants and workspaces (tenant-operator, SPEC §2.1) ---
+  // --- Tenants and workspaces (tenant-operator, docs/behaviour.md §2.1) ---
   { key: 'targetLabel', flag: '--target-label', type: 'label', default: 'crownlabs.polito.it/operator-selector=production', doc: 'key=value: only Tenants/Workspaces carrying it are rendered, and it is stamped on their children (sandbox objects excepted). Default is the Helm chart value.' },
   { key: 'mydrivePvcsSize', flag: '--mydrive-pvcs-size', type: 'quantity', check: 'positive', default: '1Gi', doc: 'MyDrive PVC size.' },
   { key: 'mydrivePvcsStorageClassName', flag: '--mydrive-pvcs-storage-class-name', type: 'string', check: 'object-name', default: 'rook-nfs', doc: 'MyDrive storage class.' },
@@ -108,7 +108,7 @@ export const CONFIG_KEYS = [
   { key: 'platformNamespace', flag: '--platform-namespace', type: 'string', check: 'dns-label', default: 'crownlabs-composer', doc: 'Namespace of the controller, the image-list updater, their ConfigMap and leader-election Leases.' },
   { key: 'platformImage', flag: '--platform-image', type: 'string', check: 'image', default: 'ghcr.io/crownlabs/crownlabs-composer:0.1.0', doc: 'Image of this project (the Dockerfile): runs the controller, the image-list updater and the bastion sidecars.' },
   { key: 'platformShards', flag: '--platform-shards', type: 'list', check: 'shard', default: [], doc: 'Values of the targetLabel key: one controller Deployment (and Lease) per value, each rendering only the Tenants/Workspaces carrying it. Empty: one controller for the targetLabel value.' },
-  { key: 'platformInstanceAutomation', flag: '--platform-instance-automation', type: 'list', enumValues: ['termination', 'submission', 'expiration'], default: [], doc: 'Instance automation (SPEC §8) the controller Deployments run (`--enable-instance-<name>`); the derived role gains what each one writes.' },
+  { key: 'platformInstanceAutomation', flag: '--platform-instance-automation', type: 'list', enumValues: ['termination', 'submission', 'expiration'], default: [], doc: 'Instance automation (docs/behaviour.md §8) the controller Deployments run (`--enable-instance-<name>`); the derived role gains what each one writes.' },
   { key: 'platformControllerReplicas', flag: '--platform-controller-replicas', type: 'int', default: 2, doc: 'Replicas of each controller Deployment (leader election keeps one active; the PodDisruptionBudget keeps one up).' },
   { key: 'platformControllerCpu', flag: '--platform-controller-cpu', type: 'quantity', check: 'positive', default: '200m', doc: 'CPU request of a controller pod.' },
   { key: 'platformControllerMemory', flag: '--platform-controller-memory', type: 'quantity', check: 'positive', default: '512Mi', doc: 'Memory request and limit of a controller pod.' },

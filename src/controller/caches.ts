@@ -63,7 +63,7 @@ export class Caches {
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume' });
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     for (const { apiVersion, kind } of CHILD_KINDS) {
-      // VMIs: ours and those KubeVirt creates from a persistent VM (SPEC §7.1: mapped by the
+      // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
       // `crownlabs.polito.it/instance` label, which both carry).
       const selector = kind === 'VirtualMachineInstance' ? LABEL.instance : managed;
       const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector });

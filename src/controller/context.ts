@@ -18,7 +18,7 @@ export interface ControllerContext {
   metrics: ControllerMetrics;
   events: EventRecorder;
   keycloak?: KeycloakClient;
-  /** How long a personal namespace is kept after the last login (SPEC §5.3 step 5). */
+  /** How long a personal namespace is kept after the last login (docs/behaviour.md §5.3 step 5). */
   tenantNsKeepAliveMs: number;
   now: () => number;
 }

@@ -44,7 +44,7 @@ export interface ControllerOptions {
   resyncPeriodMs?: number;
   /**
    * Tenants and Workspaces are requeued after a success at a uniform random time in [min, max)
-   * (upstream `--tenant-operator-rq-time-min/max`, SPEC §5: default 4h–8h).
+   * (upstream `--tenant-operator-rq-time-min/max`, docs/behaviour.md §5: default 4h–8h).
    */
   requeueMinMs?: number;
   requeueMaxMs?: number;
@@ -56,11 +56,11 @@ export interface ControllerOptions {
   /** Called after every reconcile with its key and outcome (tests, tracing). */
   onReconcile?: (key: string, outcome: 'success' | 'error') => void;
   now?: () => number;
-  /** Instance automation (SPEC §8); every part is off unless enabled. */
+  /** Instance automation (docs/behaviour.md §8); every part is off unless enabled. */
   automation?: AutomationOptions;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
-  /** Serve the Tenant admission webhooks (SPEC §6); they run on every replica, leader or not. */
+  /** Serve the Tenant admission webhooks (docs/behaviour.md §6); they run on every replica, leader or not. */
   webhook?: ControllerWebhookOptions;
 }
 
@@ -123,7 +123,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       username: options.config.keycloakUser,
       password: options.config.keycloakPassword,
     });
-  // Keep the admin token fresh (SPEC §2.1: checked every 2 minutes) while we run.
+  // Keep the admin token fresh (docs/behaviour.md §2.1: checked every 2 minutes) while we run.
   const stopTokenUpkeep = keycloak && !options.keycloak ? keycloak.startTokenUpkeep() : undefined;
   const ctx: ControllerContext = {
     client,

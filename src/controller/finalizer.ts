@@ -1,4 +1,4 @@
-/** The tenant-operator finalizer on Tenants and Workspaces (SPEC §0.7). */
+/** The tenant-operator finalizer on Tenants and Workspaces (docs/behaviour.md §0.7). */
 import { TENANT_FINALIZER, type ControllerContext } from './context.ts';
 import type { CachedObject } from './informer.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Instance automation (SPEC §8): termination by status-check URL, content submission, and Template
+ * Instance automation (docs/behaviour.md §8): termination by status-check URL, content submission, and Template
  * `deleteAfter` expiration, each its own key kind in the shared work queue so that each has its
  * own delayed re-add (a timer per key, no cron and no polling loop):
  * `InstanceTermination/ns/name`, `InstanceSubmission/ns/name`, `InstanceExpiration/ns/name`.

@@ -1,5 +1,5 @@
 /**
- * The prettyName given to an Instance that has none (SPEC §7.2 step 5): two Title-Cased words
+ * The prettyName given to an Instance that has none (docs/behaviour.md §7.2 step 5): two Title-Cased words
  * ("Gentle Falcon"). Upstream draws them at random; we derive them from the UID so the choice is
  * pure and a retried reconcile writes the same name.
  */

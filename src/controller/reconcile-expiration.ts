@@ -1,5 +1,5 @@
 /**
- * Template `deleteAfter` expiration (SPEC §8.3, done by the controller instead of a cron, Decision 8):
+ * Template `deleteAfter` expiration (docs/behaviour.md §8.3, done by the controller instead of a cron, Decision 8):
  * an Instance is requeued at its expiry time (creationTimestamp + lifespan) and deleted then —
  * as a server-side dry run with `--expiration-dry-run`, reported by a log line and an Event.
  * Namespaces labelled `crownlabs.polito.it/expiration-ignore=true` are skipped (upstream HEAD).

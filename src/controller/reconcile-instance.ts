@@ -1,5 +1,5 @@
 /**
- * Instance reconciler (SPEC §7): own labels, prettyName and the frozen Template spec on the
+ * Instance reconciler (docs/behaviour.md §7): own labels, prettyName and the frozen Template spec on the
  * Instance, then compose → apply → prune of its set, then status (phase, url, ip).
  *
  * Watches (wired by `watchInstances`): Instances (spec/metadata changes, not status), Templates
@@ -26,7 +26,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   let instance = inv.instances.get(`${namespace}/${name}`);
   if (!instance) throw new Error(`Instance ${namespace}/${name} failed validation`);
   const parent: ParentRef = { kind: 'Instance', name, namespace };
-  // SPEC §0.6: an Instance outside the whitelisted namespaces is not this controller's business.
+  // docs/behaviour.md §0.6: an Instance outside the whitelisted namespaces is not this controller's business.
   if (!whitelisted(ctx, namespace)) return {};
 
   const template = inv.templateOf(instance);
@@ -95,7 +95,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
   const phase = aggregatePhase(phases);
   const status: Record<string, unknown> = { phase, url: plan.url ?? '', ip };
-  // SPEC §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
+  // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
   const current = live.status as { initialReadyTime?: string } | undefined;
   if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
     status.initialReadyTime = goDuration(ctx.now() - Date.parse(String(live.metadata.creationTimestamp)));
@@ -114,7 +114,7 @@ export function goDuration(ms: number): string {
   return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
-/** SPEC §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */
+/** docs/behaviour.md §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */
 export function whitelisted(ctx: ControllerContext, namespace: string): boolean {
   const wl = ctx.config.namespaceWhitelist;
   if (Object.keys(wl).length === 0) return true;

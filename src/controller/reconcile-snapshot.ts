@@ -1,5 +1,5 @@
 /**
- * InstanceSnapshot reconciler (SPEC §9.2): validate the request, create its Job once — the Job
+ * InstanceSnapshot reconciler (docs/behaviour.md §9.2): validate the request, create its Job once — the Job
  * compose renders for the snapshot, tagged with the controller's clock — and follow that Job to
  * Completed or Failed. Completed and Failed are final: a later reconcile (resync, restart) sends
  * nothing. The Job spec is written at creation only: its tag changes with time, so it is never
@@ -33,7 +33,7 @@ export const SNAPSHOT_API_ACCESS: readonly ApiAccess[] = [
 export async function reconcileSnapshot(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.snapshots.get(namespace, name);
   if (!live || live.metadata.deletionTimestamp) return {}; // its Job is garbage-collected
-  // SPEC §0.6: outside the whitelisted namespaces, nothing happens.
+  // docs/behaviour.md §0.6: outside the whitelisted namespaces, nothing happens.
   if (!whitelisted(ctx, namespace)) return {};
   const phase = (live.status as { phase?: string } | undefined)?.phase;
   if (phase === 'Completed' || phase === 'Failed') return {};
@@ -60,7 +60,7 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
       return {};
     }
 
-    // Job missing (SPEC §9.2 steps 1–4). Validating is announced once, not on every retry.
+    // Job missing (docs/behaviour.md §9.2 steps 1–4). Validating is announced once, not on every retry.
     if (phase !== 'Pending') {
       await phases.set('Pending');
       await record(SNAPSHOT_EVENTS.validating);
@@ -183,7 +183,7 @@ export function watchSnapshots(caches: Caches, enqueue: (key: string) => void): 
   caches.snapshots.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
   caches.snapshots.on((type, obj, old) => {
     if (type === 'delete') return;
-    // SPEC §9.1: generation-changed predicate; status-only updates do not requeue.
+    // docs/behaviour.md §9.1: generation-changed predicate; status-only updates do not requeue.
     if (type === 'update' && old && obj.metadata.generation === old.metadata.generation) return;
     enqueue(key(obj));
   });

@@ -1,5 +1,5 @@
 /**
- * Content submission (SPEC §8.2): for an Instance with `instance-submission-requested=true` (and not
+ * Content submission (docs/behaviour.md §8.2): for an Instance with `instance-submission-requested=true` (and not
  * completed), create the `N-submitter` Job once (spec only at creation) and, when it has succeeded,
  * record `status.automation.submissionTime` and flip the labels to completed.
  */

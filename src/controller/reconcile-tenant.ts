@@ -1,5 +1,5 @@
 /**
- * Tenant reconciler (SPEC §5): finalizer, keep-alive of the personal namespace, MyDrive share from
+ * Tenant reconciler (docs/behaviour.md §5): finalizer, keep-alive of the personal namespace, MyDrive share from
  * the bound PV, compose → apply → prune of its set, Keycloak user, status (every failing workspace,
  * Decision 4; always written), then the Tenant's own labels. Deletion removes the Keycloak user.
  *
@@ -95,7 +95,7 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
 }
 
 /**
- * Keep-alive of a personal namespace (SPEC §5.3 step 5): kept until `lastLogin` + keep-alive, and
+ * Keep-alive of a personal namespace (docs/behaviour.md §5.3 step 5): kept until `lastLogin` + keep-alive, and
  * while it holds Instances. A missing lastLogin counts as the zero time.
  */
 export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number, now: number, keepAliveMs: number): { keep: boolean; expiresAt: number } {
@@ -105,7 +105,7 @@ export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number
 }
 
 /**
- * The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (SPEC §5.4 row 9);
+ * The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (docs/behaviour.md §5.4 row 9);
  * until it is bound, the configured share if the operator set one (as when rendering from files).
  * Tenant and Instance reconciles both use it, so an Instance mounts what its tenant's
  * mydrive-info says.

@@ -1,5 +1,5 @@
 /**
- * Termination by status check (SPEC §8.1): an Instance labelled
+ * Termination by status check (docs/behaviour.md §8.1): an Instance labelled
  * `watch-for-instance-termination=true` is checked every `--instance-termination-status-check-interval`;
  * a 404 stops it (labels + `spec.running=false`). A check is due only when the interval has passed
  * since `status.automation.lastCheckTime`, so an event or a resync in between sends nothing.
@@ -55,7 +55,7 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
   return {};
 }
 
-/** SPEC §8.1 "Terminate": labels and `spec.running=false`, merge-patched (only these fields). */
+/** docs/behaviour.md §8.1 "Terminate": labels and `spec.running=false`, merge-patched (only these fields). */
 async function terminate(ctx: ControllerContext, auto: Automation, key: string, live: CachedObject, instance: Instance): Promise<void> {
   const env = automationEnvironment(ctx, instance);
   if (typeof env === 'string') {

@@ -1,5 +1,5 @@
 /**
- * Workspace reconciler (SPEC §4): finalizer, compose → apply → prune of its set, Keycloak roles,
+ * Workspace reconciler (docs/behaviour.md §4): finalizer, compose → apply → prune of its set, Keycloak roles,
  * status (namespace, subscription, ready); deletion removes the Keycloak roles and unsubscribes
  * the Tenants enrolled in it (§4.5). Watches: Workspaces (not status); children map by label.
  */

@@ -1,4 +1,4 @@
-/** The HTTP GET of an Instance's status-check URL (SPEC §8.1), with the configured timeout. */
+/** The HTTP GET of an Instance's status-check URL (docs/behaviour.md §8.1), with the configured timeout. */
 export interface StatusCheckAnswer {
   statusCode: number;
   body: string;

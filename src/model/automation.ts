@@ -1,5 +1,5 @@
 /**
- * Instance automation rules (SPEC §8), pure: the Template `deleteAfter` lifespan and the expiry time
+ * Instance automation rules (docs/behaviour.md §8), pure: the Template `deleteAfter` lifespan and the expiry time
  * it gives, how a status-check answer is read, whether a terminated Instance needs its content
  * submitted, and the labels the termination/submission steps write. The clock is an input.
  */
@@ -17,7 +17,7 @@ export function rfc3339(ms: number): string {
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * Parses `spec.deleteAfter` (`never`, `<n>m`, `<n>h`, `<n>d`; SPEC §1.3, §8.3). An empty or missing
+ * Parses `spec.deleteAfter` (`never`, `<n>m`, `<n>h`, `<n>d`; docs/behaviour.md §1.3, §8.3). An empty or missing
  * value is the CRD default `never`. Anything else throws an error naming the value.
  */
 export function parseLifespan(deleteAfter: string | undefined): Lifespan {
@@ -36,7 +36,7 @@ export function expiryTime(creationTimestamp: string | undefined, lifespan: Life
   return created + lifespan.ms;
 }
 
-/** The JSON a status-check URL answers (SPEC §8.1). */
+/** The JSON a status-check URL answers (docs/behaviour.md §8.1). */
 export interface StatusCheckResponse {
   error?: string;
   deadline?: string;
@@ -51,7 +51,7 @@ export type StatusCheckOutcome =
   | { action: 'error'; message: string };
 
 /**
- * Reads a status-check answer (SPEC §8.1): a 404 terminates whatever the body; otherwise the body
+ * Reads a status-check answer (docs/behaviour.md §8.1): a 404 terminates whatever the body; otherwise the body
  * must be a JSON object, then a 200 records `deadline` as the termination time and any other code
  * is the error `unexpected status code <n>`.
  */
@@ -83,55 +83,55 @@ function parseStatusCheckBody(body: string): StatusCheckResponse {
 }
 
 /**
- * The single environment the automation steps act on (SPEC §8.1/§8.2: a Template with exactly one
+ * The single environment the automation steps act on (docs/behaviour.md §8.1/§8.2: a Template with exactly one
  * environment), or an error message.
  */
 export function singleEnvironment(envs: readonly Environment[]): Environment | string {
   return envs.length === 1 ? envs[0] : `the Template has ${envs.length} environments; instance automation needs exactly one`;
 }
 
-/** Whether a terminated Instance's content is uploaded (SPEC §8.1). */
+/** Whether a terminated Instance's content is uploaded (docs/behaviour.md §8.1). */
 export function submissionRequired(instance: Instance, env: Environment): boolean {
   return !!instance.spec.customizationUrls?.contentDestination && env.persistent === true;
 }
 
-/** Labels written when an Instance is terminated (SPEC §8.1), with `spec.running = false`. */
+/** Labels written when an Instance is terminated (docs/behaviour.md §8.1), with `spec.running = false`. */
 export function terminationLabels(submission: boolean): Record<string, string> {
   return { [LABEL.watchForInstanceTermination]: 'false', [LABEL.instanceSubmissionRequested]: String(submission) };
 }
 
-/** Labels written when a submission is impossible (no destination, not persistent; SPEC §8.2). */
+/** Labels written when a submission is impossible (no destination, not persistent; docs/behaviour.md §8.2). */
 export const SUBMISSION_SKIPPED_LABELS: Readonly<Record<string, string>> = {
   [LABEL.instanceSubmissionRequested]: 'false',
   [LABEL.instanceSubmissionCompleted]: 'false',
 };
 
-/** Labels written once the submission Job succeeded (SPEC §8.2). */
+/** Labels written once the submission Job succeeded (docs/behaviour.md §8.2). */
 export const SUBMISSION_COMPLETED_LABELS: Readonly<Record<string, string>> = {
   [LABEL.instanceSubmissionRequested]: 'false',
   [LABEL.instanceSubmissionCompleted]: 'true',
 };
 
-/** Whether the termination controller watches this Instance (SPEC §8.1). */
+/** Whether the termination controller watches this Instance (docs/behaviour.md §8.1). */
 export function watchedForTermination(labels: Record<string, string> | undefined): boolean {
   return labels?.[LABEL.watchForInstanceTermination] === 'true';
 }
 
-/** Whether a submission is pending (SPEC §8.2). */
+/** Whether a submission is pending (docs/behaviour.md §8.2). */
 export function submissionPending(labels: Record<string, string> | undefined): boolean {
   return labels?.[LABEL.instanceSubmissionRequested] === 'true' && labels?.[LABEL.instanceSubmissionCompleted] !== 'true';
 }
 
-/** Labels of the submitter Job: component `submitter` plus the instance object labels (SPEC §0.5, §8.2). */
+/** Labels of the submitter Job: component `submitter` plus the instance object labels (docs/behaviour.md §0.5, §8.2). */
 export function submitterJobLabels(id: InstanceIdentity): Record<string, string> {
   return { [LABEL.component]: 'submitter', ...instanceObjectLabels(id) };
 }
 
-/** A finished Job's success, and when (SPEC §8.2: completionTime, or now when unset). */
+/** A finished Job's success, and when (docs/behaviour.md §8.2: completionTime, or now when unset). */
 export function submissionTime(job: { status?: { succeeded?: number; completionTime?: string } } | undefined, now: number): string | undefined {
   if (!job || !((job.status?.succeeded ?? 0) > 0)) return undefined;
   return job.status?.completionTime || rfc3339(now);
 }
 
-/** Namespaces carrying this label are left out of expiration (as upstream HEAD, SPEC §15.3). */
+/** Namespaces carrying this label are left out of expiration (as upstream HEAD, docs/behaviour.md §15.3). */
 export const EXPIRATION_IGNORE_LABEL = 'crownlabs.polito.it/expiration-ignore';

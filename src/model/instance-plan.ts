@@ -8,7 +8,7 @@ import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsSh
 import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
 
-/** An annotation on the Instance holding the Template spec it was created from (SPEC Decision 3). */
+/** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
 export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
 
 export interface ServicePort {
@@ -57,7 +57,7 @@ export interface InstancePlan {
   workspaceName: string;
   /** Name of the cloud-init Secret (shared by every VM environment). */
   cloudInitName: string;
-  /** Tenant keys followed by the workspace managers' keys, owner excluded (SPEC §7.4). */
+  /** Tenant keys followed by the workspace managers' keys, owner excluded (docs/behaviour.md §7.4). */
   publicKeys: string[];
   /** E-mails admitted by a per-instance oauth2-proxy: the owner, then the workspace managers. */
   allowedEmails: string[];
@@ -219,7 +219,7 @@ export function planInstance(
   };
 }
 
-/** Labels the operator keeps on the Instance itself (SPEC §7.2 step 5), merged over its own. */
+/** Labels the operator keeps on the Instance itself (docs/behaviour.md §7.2 step 5), merged over its own. */
 export function instanceOwnLabels(instance: Instance, template: Template): Record<string, string> {
   const envs = effectiveEnvironments(instance, template);
   const labels: Record<string, string> = {

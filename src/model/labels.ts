@@ -1,7 +1,7 @@
 import type { LabelSelector } from '../config/config.ts';
 import { createHash } from 'node:crypto';
 
-/** CrownLabs label keys (SPEC §0.5). */
+/** CrownLabs label keys (docs/behaviour.md §0.5). */
 export const LABEL = {
   managedBy: 'crownlabs.polito.it/managed-by',
   instance: 'crownlabs.polito.it/instance',
@@ -24,7 +24,7 @@ export const LABEL = {
   allowInstanceAccess: 'crownlabs.polito.it/allow-instance-access',
 } as const;
 
-/** Labels and annotations of our own, on every rendered object (DESIGN.md, "Conventions"). */
+/** Labels and annotations of our own, on every rendered object (docs/architecture.md, "Conventions"). */
 export const COMPOSER = {
   managedByKey: 'app.kubernetes.io/managed-by',
   managedByValue: 'crownlabs-composer',
@@ -70,7 +70,7 @@ export interface InstanceIdentity {
   tenantName: string;
 }
 
-/** Labels of the pods/VMIs of an Instance, and of the Deployment and Service selectors (SPEC §0.5). */
+/** Labels of the pods/VMIs of an Instance, and of the Deployment and Service selectors (docs/behaviour.md §0.5). */
 export function instanceSelectorLabels(id: InstanceIdentity): Record<string, string> {
   return {
     [LABEL.instance]: id.instanceName,
@@ -79,12 +79,12 @@ export function instanceSelectorLabels(id: InstanceIdentity): Record<string, str
   };
 }
 
-/** Labels of every Instance child (SPEC §0.5). */
+/** Labels of every Instance child (docs/behaviour.md §0.5). */
 export function instanceObjectLabels(id: InstanceIdentity): Record<string, string> {
   return { [LABEL.managedBy]: 'instance', ...instanceSelectorLabels(id) };
 }
 
-/** Labels of tenant children other than sandbox objects (SPEC §5.2). */
+/** Labels of tenant children other than sandbox objects (docs/behaviour.md §5.2). */
 export function tenantCommonLabels(target: LabelSelector): Record<string, string> {
   return { [target.key]: target.value, [LABEL.managedBy]: 'tenant' };
 }

@@ -2,7 +2,7 @@ import type { Secret } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { canon, myDrivePvcName } from './naming.ts';
 
-/** Name of the Secret holding a tenant's NFS share (SPEC §3, §5.4 row 9). */
+/** Name of the Secret holding a tenant's NFS share (docs/behaviour.md §3, §5.4 row 9). */
 export const MYDRIVE_INFO_SECRET = 'mydrive-info';
 
 export interface NfsShare {
@@ -21,7 +21,7 @@ export function nfsShareFromConfig(config: ComposerConfig, tenantName: string): 
 }
 
 /**
- * The NFS share of a bound PV, as upstream reads it (SPEC §5.4 row 9): server name is
+ * The NFS share of a bound PV, as upstream reads it (docs/behaviour.md §5.4 row 9): server name is
  * `<server>.<clusterID>` of the CSI volume attributes, path is its `share`.
  */
 export function nfsShareFromVolumeAttributes(attrs: Record<string, string> | undefined): NfsShare | undefined {

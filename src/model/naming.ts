@@ -1,8 +1,8 @@
 /**
- * Every name CrownLabs derives from its resources (SPEC §0.2, §4.2, §5.2), in one place.
+ * Every name CrownLabs derives from its resources (docs/behaviour.md §0.2, §4.2, §5.2), in one place.
  */
 
-/** `x` with every `.` replaced by `-` (SPEC §0.2). */
+/** `x` with every `.` replaced by `-` (docs/behaviour.md §0.2). */
 export function canon(name: string): string {
   return name.replace(/\./g, '-');
 }
@@ -15,7 +15,7 @@ export function sandboxNamespaceName(tenantName: string): string {
   return `sandbox-${canon(tenantName)}`;
 }
 
-/** Workspace namespaces are not canonicalised (SPEC §0.2). */
+/** Workspace namespaces are not canonicalised (docs/behaviour.md §0.2). */
 export function workspaceNamespaceName(workspaceName: string): string {
   return `workspace-${workspaceName}`;
 }
@@ -37,7 +37,7 @@ export function instanceChildName(instanceName: string, envName?: string): strin
   return envName === undefined ? canon(instanceName) : `${canon(instanceName)}-${envName}`;
 }
 
-/** Ingress of an environment: `-app` for Standalone, `-gui` for the others (SPEC §7.3). */
+/** Ingress of an environment: `-app` for Standalone, `-gui` for the others (docs/behaviour.md §7.3). */
 export function instanceIngressName(base: string, standalone: boolean): string {
   return `${base}-${standalone ? 'app' : 'gui'}`;
 }
@@ -50,7 +50,7 @@ export function submitterJobName(instanceName: string): string {
   return `${canon(instanceName)}-submitter`;
 }
 
-/** Keycloak client role / Kubernetes group names of a workspace (SPEC §4.2, §4.3). */
+/** Keycloak client role / Kubernetes group names of a workspace (docs/behaviour.md §4.2, §4.3). */
 export function workspaceRoleName(workspaceName: string, role: 'manager' | 'user'): string {
   return `workspace-${workspaceName}:${role}`;
 }

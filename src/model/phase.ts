@@ -1,6 +1,6 @@
 import type { InstancePhase } from '../api/types.ts';
 
-/** The parts of live objects the phase mapping reads (SPEC §7.4, §7.5). */
+/** The parts of live objects the phase mapping reads (docs/behaviour.md §7.4, §7.5). */
 export interface Condition {
   type: string;
   status: string;
@@ -30,7 +30,7 @@ function vmiQuotaExceeded(vmi: VirtualMachineInstanceState | undefined): boolean
   );
 }
 
-/** Phase of a persistent VM from `vm.status.printableStatus` (SPEC §7.4 table). */
+/** Phase of a persistent VM from `vm.status.printableStatus` (docs/behaviour.md §7.4 table). */
 export function virtualMachinePhase(vm: VirtualMachineState | undefined, vmi: VirtualMachineInstanceState | undefined): InstancePhase {
   switch (vm?.status?.printableStatus) {
     case 'Starting':
@@ -49,7 +49,7 @@ export function virtualMachinePhase(vm: VirtualMachineState | undefined, vmi: Vi
   }
 }
 
-/** Phase of an ephemeral VM from its VMI (SPEC §7.4); a stopped one has no VMI and is `Off`. */
+/** Phase of an ephemeral VM from its VMI (docs/behaviour.md §7.4); a stopped one has no VMI and is `Off`. */
 export function virtualMachineInstancePhase(vmi: VirtualMachineInstanceState | undefined, running: boolean): InstancePhase {
   if (!running) return 'Off';
   if (!vmi) return '';
@@ -71,7 +71,7 @@ export function virtualMachineInstancePhase(vmi: VirtualMachineInstanceState | u
   }
 }
 
-/** Phase of a Container/Standalone environment from its Deployment (SPEC §7.5). */
+/** Phase of a Container/Standalone environment from its Deployment (docs/behaviour.md §7.5). */
 export function deploymentPhase(dep: DeploymentState | undefined, running: boolean, persistent: boolean): InstancePhase {
   let phase: InstancePhase;
   if (!dep) phase = '';

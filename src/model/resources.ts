@@ -1,9 +1,9 @@
 import type { EnvironmentResources, QuantityValue } from '../api/types.ts';
 import { addQuantities, formatQuantity, millicores, parseQuantity } from './quantity.ts';
 
-/** Memory KubeVirt needs beyond the guest's (SPEC §7.4): 500M, decimal. */
+/** Memory KubeVirt needs beyond the guest's (docs/behaviour.md §7.4): 500M, decimal. */
 const VM_MEMORY_OVERHEAD = '500M';
-/** CPU added to a VM's limit for the virt-launcher (SPEC §7.4), in millicores. */
+/** CPU added to a VM's limit for the virt-launcher (docs/behaviour.md §7.4), in millicores. */
 const VM_CPU_LIMIT_OVERHEAD_MILLI = 500;
 
 export interface ComputeResources {
@@ -16,7 +16,7 @@ function reservedCpu(res: EnvironmentResources): string {
   return formatQuantity(millicores(res.cpu * res.reservedCPUPercentage * 10));
 }
 
-/** VMI resources (SPEC §7.4): cpu request without overhead, limits +500m, memory +500M both ways. */
+/** VMI resources (docs/behaviour.md §7.4): cpu request without overhead, limits +500m, memory +500M both ways. */
 export function virtualMachineResources(res: EnvironmentResources): ComputeResources {
   const memory = formatQuantity(addQuantities(parseQuantity(res.memory), parseQuantity(VM_MEMORY_OVERHEAD)));
   return {
@@ -25,7 +25,7 @@ export function virtualMachineResources(res: EnvironmentResources): ComputeResou
   };
 }
 
-/** Container resources (SPEC §7.5): no overheads, cpu limit = the cores. */
+/** Container resources (docs/behaviour.md §7.5): no overheads, cpu limit = the cores. */
 export function containerResources(res: EnvironmentResources): ComputeResources {
   const memory = canonicalQuantity(res.memory);
   return {

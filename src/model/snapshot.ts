@@ -1,11 +1,11 @@
 /**
- * InstanceSnapshot rules (SPEC §9), pure: the request validation of §9.2 step 2, the names and
+ * InstanceSnapshot rules (docs/behaviour.md §9), pure: the request validation of §9.2 step 2, the names and
  * tag of the image pushed by the Job (§9.3), and the phase a finished Job maps to. The clock is
  * an input (the tag), so that composing a snapshot's Job stays deterministic.
  */
 import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../api/types.ts';
 
-/** `status.phase` values of an InstanceSnapshot (SPEC §1.5; the CRD has no enum). */
+/** `status.phase` values of an InstanceSnapshot (docs/behaviour.md §1.5; the CRD has no enum). */
 export type SnapshotPhase = 'Pending' | 'Processing' | 'Completed' | 'Failed';
 
 export interface SnapshotEvent {
@@ -14,7 +14,7 @@ export interface SnapshotEvent {
   message: string;
 }
 
-/** Events of the snapshot flow, reason and message as upstream emits them (SPEC §9.2). */
+/** Events of the snapshot flow, reason and message as upstream emits them (docs/behaviour.md §9.2). */
 export const SNAPSHOT_EVENTS = {
   validating: { type: 'Normal', reason: 'Validating', message: 'Start validation of the request' } as SnapshotEvent,
   validationError: (message: string): SnapshotEvent => ({ type: 'Warning', reason: 'ValidationError', message }),
@@ -65,7 +65,7 @@ export function instanceTemplateRef(instance: Instance): { namespace: string; na
 }
 
 /**
- * SPEC §9.2 step 2. An empty `instanceRef.namespace` means the snapshot's own namespace (upstream
+ * docs/behaviour.md §9.2 step 2. An empty `instanceRef.namespace` means the snapshot's own namespace (upstream
  * would GET with an empty namespace and retry forever); an empty Template namespace means the
  * Instance's.
  */
@@ -107,7 +107,7 @@ export function snapshotImageDir(tenantName: string): string {
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /**
- * `YYYYMMDD` + `t` + `HHMMSS` of `at` in the process's local time zone, as upstream (SPEC §14.9);
+ * `YYYYMMDD` + `t` + `HHMMSS` of `at` in the process's local time zone, as upstream (docs/behaviour.md §14.9);
  * pass `utc` to format in UTC instead.
  */
 export function snapshotTag(at: Date, utc = false): string {
@@ -129,7 +129,7 @@ export function requestTag(snapshot: InstanceSnapshot): string {
   return Number.isFinite(created) ? snapshotTag(new Date(created)) : UNKNOWN_TIME_TAG;
 }
 
-/** kaniko's `--destination`: `<vmRegistry>/<imagedir>/<imageName>:<tag>` (SPEC §9.3). */
+/** kaniko's `--destination`: `<vmRegistry>/<imagedir>/<imageName>:<tag>` (docs/behaviour.md §9.3). */
 export function snapshotDestination(vmRegistry: string, instance: Instance, imageName: string, tag: string): string {
   return `${vmRegistry}/${snapshotImageDir(instance.spec[TENANT_REF].name)}/${imageName}:${tag}`;
 }
@@ -144,7 +144,7 @@ export interface JobOutcome {
 }
 
 /**
- * The phase and event of a snapshot whose Job exists (SPEC §9.2): Complete → Completed,
+ * The phase and event of a snapshot whose Job exists (docs/behaviour.md §9.2): Complete → Completed,
  * Failed → Failed, anything else → undefined (nothing to do yet).
  */
 export function snapshotOutcome(job: JobOutcome, imageName: string): { phase: SnapshotPhase; event: SnapshotEvent } | undefined {

@@ -3,7 +3,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { LABEL, tenantCommonLabels } from './labels.ts';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from './quantity.ts';
 
-/** The Tenant's workspace entries split into those that exist and those that do not (SPEC §5.3 step 4). */
+/** The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md §5.3 step 4). */
 export function splitWorkspaces(tenant: Tenant, workspaces: ReadonlyMap<string, Workspace>) {
   const existing: { name: string; role: 'manager' | 'user'; workspace: Workspace }[] = [];
   const failing: string[] = [];
@@ -15,7 +15,7 @@ export function splitWorkspaces(tenant: Tenant, workspaces: ReadonlyMap<string, 
   return { existing, failing };
 }
 
-/** Labels of a tenant's personal namespace (SPEC §5.4 row 1). */
+/** Labels of a tenant's personal namespace (docs/behaviour.md §5.4 row 1). */
 export function tenantNamespaceLabels(tenant: Tenant, config: ComposerConfig): Record<string, string> {
   return {
     ...tenantCommonLabels(config.targetLabel),
@@ -32,7 +32,7 @@ export interface QuotaValues {
 }
 
 /**
- * The tenant's quota (SPEC §5.3 step 6): `spec.quota` verbatim when set, else the sum over its
+ * The tenant's quota (docs/behaviour.md §5.3 step 6): `spec.quota` verbatim when set, else the sum over its
  * existing workspaces, each part capped when the sum reaches the cap.
  */
 export function tenantQuota(tenant: Tenant, workspaces: readonly Workspace[], config: Pick<ComposerConfig, 'capCpu' | 'capMemory' | 'capInstances'>): QuotaValues {
@@ -58,7 +58,7 @@ function quotaValues(q: TenantResourceQuota): QuotaValues {
   return { cpu: formatQuantity(parseQuantity(q.cpu)), memory: formatQuantity(parseQuantity(q.memory)), instances: q.instances };
 }
 
-/** clean() of SPEC §5.6: spaces → `_`, drop what is not `[A-Za-z0-9_]`, trim `_`. */
+/** clean() of docs/behaviour.md §5.6: spaces → `_`, drop what is not `[A-Za-z0-9_]`, trim `_`. */
 export function cleanName(name: string): string {
   return name
     .replace(/ /g, '_')
@@ -67,7 +67,7 @@ export function cleanName(name: string): string {
 }
 
 /**
- * The labels the operator keeps on the Tenant itself (SPEC §5.6), merged over its current ones:
+ * The labels the operator keeps on the Tenant itself (docs/behaviour.md §5.6), merged over its current ones:
  * workspace roles of existing workspaces, `no-workspaces`, cleaned first and last names, and the
  * target label is left as it is (the webhook owns it).
  */
@@ -85,7 +85,7 @@ export function tenantOwnLabels(tenant: Tenant, workspaces: ReadonlyMap<string, 
   return labels;
 }
 
-/** Whether a Tenant or Workspace is this shard's (SPEC §2.1 `--target-label`). */
+/** Whether a Tenant or Workspace is this shard's (docs/behaviour.md §2.1 `--target-label`). */
 export function matchesTargetLabel(obj: { metadata: { labels?: Record<string, string> } }, config: Pick<ComposerConfig, 'targetLabel'>): boolean {
   return obj.metadata.labels?.[config.targetLabel.key] === config.targetLabel.value;
 }

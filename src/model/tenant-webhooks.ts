@@ -1,4 +1,4 @@
-/** Names shared by the Tenant webhook server and the WebhookConfigurations that point at it (SPEC §2.1, §6). */
+/** Names shared by the Tenant webhook server and the WebhookConfigurations that point at it (docs/behaviour.md §2.1, §6). */
 
 export const TENANT_WEBHOOK_PATHS = {
   mutate: '/mutate-v1alpha2-tenant',

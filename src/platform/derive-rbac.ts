@@ -14,7 +14,7 @@
  * - Events: `create`; leader election: a Role on its Lease;
  * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
  *   of every rendered (Cluster)Role are added (names dropped: they name each tenant), and the
- *   ClusterRoles we bind without rendering them (SPEC §3 shared roles) get `bind` by name unless
+ *   ClusterRoles we bind without rendering them (docs/behaviour.md §3 shared roles) get `bind` by name unless
  *   we already hold every permission they grant.
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -102,7 +102,7 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   return { objects, parentKinds };
 }
 
-/** The rules of the shared ClusterRoles (SPEC §3) by name, as our own construct renders them. */
+/** The rules of the shared ClusterRoles (docs/behaviour.md §3) by name, as our own construct renders them. */
 function sharedClusterRoleRules(): Map<string, PolicyRule[]> {
   const chart = new Chart(new App(), 'shared');
   new SharedClusterRoles(chart, 'roles');

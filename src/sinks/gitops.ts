@@ -6,7 +6,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { objectToYaml } from './yaml-emitter.ts';
 
 /**
- * The Argo CD sink: the same rendered sets as `synth`, laid out for Argo CD (DESIGN.md, "Conventions"):
+ * The Argo CD sink: the same rendered sets as `synth`, laid out for Argo CD (docs/architecture.md, "Conventions"):
  *
  *   root/          AppProject + app-of-apps Application `crownlabs-root` (apply once by hand)
  *   apps/          one Application per workspace, tenant and chunk of a namespace's instances
@@ -141,7 +141,7 @@ function secretKeys(secret: KubeObject): string[] {
 }
 
 /**
- * A Secret as a reference the cluster resolves (DESIGN.md, "Secrets"): an ExternalSecret reading
+ * A Secret as a reference the cluster resolves (docs/architecture.md, "Secrets"): an ExternalSecret reading
  * `<namespace>/<name>` from the configured store, a SealedSecret to fill with kubeseal, or nothing
  * (the Secret is expected to exist; SECRETS.md lists it).
  */

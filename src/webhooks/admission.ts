@@ -48,7 +48,7 @@ export interface AdmissionReview {
   response?: AdmissionResponse;
 }
 
-/** A request is a bypass when any of the requester's groups is one of the bypass groups (SPEC §6). */
+/** A request is a bypass when any of the requester's groups is one of the bypass groups (docs/behaviour.md §6). */
 export function isBypass(request: AdmissionRequest, bypassGroups: readonly string[]): boolean {
   return (request.userInfo?.groups ?? []).some((g) => bypassGroups.includes(g));
 }

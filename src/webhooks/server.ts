@@ -1,5 +1,5 @@
 /**
- * The HTTPS server of the Tenant webhooks (SPEC §2.1: port 9443, paths `/mutate-v1alpha2-tenant`
+ * The HTTPS server of the Tenant webhooks (docs/behaviour.md §2.1: port 9443, paths `/mutate-v1alpha2-tenant`
  * and `/validate-v1alpha2-tenant`). The serving certificate is read from a directory holding
  * `tls.crt` and `tls.key` (controller-runtime's convention, a mounted Secret) and re-read when
  * those files change, so cert-manager rotations need no restart.

@@ -1,5 +1,5 @@
 /**
- * The mutating Tenant webhook (`/mutate-v1alpha2-tenant`, SPEC §6.1): keeps the target (operator
+ * The mutating Tenant webhook (`/mutate-v1alpha2-tenant`, docs/behaviour.md §6.1): keeps the target (operator
  * selector) label under the operator's control and enrols every Tenant in the base workspaces.
  * Pure: request + configuration in, AdmissionResponse out.
  */
@@ -24,7 +24,7 @@ export interface TenantWebhookConfig {
 }
 
 /**
- * Applies the SPEC §6.1 label rule to `labels` in place; returns the warnings, or an error when the
+ * Applies the docs/behaviour.md §6.1 label rule to `labels` in place; returns the warnings, or an error when the
  * old object (needed only for an UPDATE by a non-bypass user) cannot be read.
  */
 function enforceTargetLabel(request: AdmissionRequest, labels: Record<string, string>, config: TenantWebhookConfig): string[] | { error: string } {

@@ -1,5 +1,5 @@
 /**
- * The validating Tenant webhook (`/validate-v1alpha2-tenant`, SPEC §6.2): a user may edit only the
+ * The validating Tenant webhook (`/validate-v1alpha2-tenant`, docs/behaviour.md §6.2): a user may edit only the
  * public keys (and, within ±24 h of now, the last login) of their own Tenant; anyone else may only
  * change the enrolments in workspaces they manage. Pure apart from the injected Tenant lookup and clock.
  */

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const t0 = Date.now();
   await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
   for (const o of clusterScoped) {
-    // Logged in just now: the personal namespaces are kept (SPEC §5.3 step 5).
+    // Logged in just now: the personal namespaces are kept (docs/behaviour.md §5.3 step 5).
     if (o.kind === 'Tenant') (o.spec as Record<string, unknown>).lastLogin = new Date().toISOString();
     await create(o);
   }

@@ -1,5 +1,5 @@
 // The apply-controller's lifecycle against the real test cluster: Keycloak sync (HTTP double),
-// finalizers and deletion (Workspace unsubscribes its Tenants, SPEC §4.5), MyDrive share from the
+// finalizers and deletion (Workspace unsubscribes its Tenants, docs/behaviour.md §4.5), MyDrive share from the
 // bound PV, leader election through a Lease, and the real CLI with /healthz, /readyz, /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

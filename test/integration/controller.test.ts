@@ -90,7 +90,7 @@ describe('controller: one composition', () => {
     });
     expect(t.metadata.finalizers).toContain('crownlabs.polito.it/tenant-operator');
     expect(t.metadata.labels).toMatchObject({ [`crownlabs.polito.it/workspace-${l.workspace}`]: 'user', 'crownlabs.polito.it/first-name': 'Alice', 'crownlabs.polito.it/last-name': 'ONeil' });
-    // Bob never logged in and has no instances: no personal namespace (keep-alive, SPEC §5.3 step 5).
+    // Bob never logged in and has no instances: no personal namespace (keep-alive, docs/behaviour.md §5.3 step 5).
     const bob = await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[1] } });
     expect(bob.status.personalNamespace).toEqual({ name: '', created: false });
     expect(await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `tenant-${shard}-bob` } })).toBeUndefined();

@@ -1,4 +1,4 @@
-// Instance automation (SPEC §8) by the apply-controller against the real test cluster: termination
+// Instance automation (docs/behaviour.md §8) by the apply-controller against the real test cluster: termination
 // by a status-check URL (a local HTTP double on 127.0.0.1), the content submission Job (run by
 // kube-controller-manager's Job controller on kwok's fake Nodes; a destination containing
 // "kwok-fail" crashes its pod), and Template deleteAfter expiration with an injected clock.
@@ -129,7 +129,7 @@ beforeAll(async () => {
   await create(instance('exam-2', 'exam', { contentDestination: 'https://upload.example/kwok-fail/exam-2' }, { [L.requested]: 'true' }));
   await create(instance('short-1', 'short'));
   await create(instance('short-2', 'short'));
-  // Outside the namespace whitelist (SPEC §0.6): labelled for termination, but never checked.
+  // Outside the namespace whitelist (docs/behaviour.md §0.6): labelled for termination, but never checked.
   answers.set('/other-1', { code: 404, body: '' });
   await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: otherNs } });
   await create({ ...instance('other-1', 'quiz', { statusCheck: url('other-1') }, { [L.watch]: 'true' }), metadata: { name: 'other-1', namespace: otherNs, labels: { [L.watch]: 'true' } } });
@@ -199,7 +199,7 @@ describe('§8.1 termination by status check', () => {
 });
 
 describe('§8.2 content submission', () => {
-  it('the submitter Job is created with the SPEC shape, owned by the Instance', async () => {
+  it('the submitter Job is created in the shape of docs/behaviour.md §8.2, owned by the Instance', async () => {
     const job = await waitFor(() => getObject<any>(jobRef('exam-1-submitter')), { timeoutMs: 30_000, message: 'submitter Job' });
     const i = await getInst('exam-1');
     expect(job.metadata.labels).toMatchObject({

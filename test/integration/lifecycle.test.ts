@@ -61,7 +61,7 @@ const getInst = (name: string) => getObject<any>(instRef(name));
 const phasesOf = (name: string) => phases.get(`${l.tenantNs}/${name}`) ?? [];
 const phaseIs = (name: string, phase: string) => waitFor(async () => (await getInst(name))?.status?.phase === phase, { timeoutMs: 60_000, message: `${name} ${phase}` });
 
-/** url and ip as upstream defines them (SPEC-level: Service clusterIP; https://<host>/instance/<uid>/[app/]). */
+/** url and ip as upstream defines them (docs/behaviour.md §7.3: Service clusterIP; https://<host>/instance/<uid>/[app/]). */
 async function expectUrlAndIp(name: Name): Promise<void> {
   const i = await getInst(name);
   const svc = await getObject<any>({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: l.tenantNs } });

@@ -1,4 +1,4 @@
-// The InstanceSnapshot controller (SPEC §9) against the real test cluster: kube-controller-manager's
+// The InstanceSnapshot controller (docs/behaviour.md §9) against the real test cluster: kube-controller-manager's
 // Job controller runs the snapshot Job, whose pod kwok runs on a fake Node (it completes it, or
 // crashes it when the Job's args carry "kwok-fail", or keeps it running with "kwok-hold"); the test
 // checks the snapshot's phases and Events.

@@ -1,8 +1,8 @@
 // Tenant isolation on a real API server with RBAC on: the PlatformChart's ClusterRoles and the
 // Workspace and Tenant sets of a small lab are applied for real, then each person acts with a client
 // certificate carrying the groups the API server's OIDC setup would give them
-// (`kubernetes:workspace-<ws>:<role>` per enrollment, SPEC §4.2) and the user name `<tenant>`
-// (SPEC §5.4). Every rule is shown with at least one real request; SelfSubjectAccessReviews cover
+// (`kubernetes:workspace-<ws>:<role>` per enrollment, docs/behaviour.md §4.2) and the user name `<tenant>`
+// (docs/behaviour.md §5.4). Every rule is shown with at least one real request; SelfSubjectAccessReviews cover
 // the remaining verbs.
 //
 // The lab: workspaces ws-a and ws-b; alice (user of ws-a), bob (user of ws-a, manager of ws-b),
@@ -125,7 +125,7 @@ async function can(user: string, a: Attrs): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  // What must pre-exist (SPEC §3), rendered by our own construct.
+  // What must pre-exist (docs/behaviour.md §3), rendered by our own construct.
   const platform = new PlatformChart(new App(), 'platform', { sandboxClusterRole: config.sandboxClusterRole }).toJson() as KubeObject[];
   await serverSideApply(platform);
 
@@ -280,7 +280,7 @@ describe('a workspace manager (carol, manager of ws-a; bob, manager of ws-b)', (
     expect(await get(BOB, templatesPath(wsNs(WS_A)))).toBe(200);
   });
 
-  it('manages Instances cluster-wide: crownlabs-manage-instances-<ws> is a ClusterRoleBinding (SPEC §4.2 row 2, upstream design)', async () => {
+  it('manages Instances cluster-wide: crownlabs-manage-instances-<ws> is a ClusterRoleBinding (docs/behaviour.md §4.2 row 2, upstream design)', async () => {
     const crb = rendered.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === `crownlabs-manage-instances-${WS_A}`) as any;
     expect(crb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'crownlabs-manage-instances' });
     // So carol reaches the Instances of every namespace, her workspace's students' and anybody else's.

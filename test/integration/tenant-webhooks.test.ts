@@ -1,4 +1,4 @@
-// SPEC §6 on a real API server: the TenantWebhooks construct is rendered with a URL and CA bundle
+// docs/behaviour.md §6 on a real API server: the TenantWebhooks construct is rendered with a URL and CA bundle
 // and applied, the webhook server runs in this process on 127.0.0.1 with a certificate made by the
 // test, and people with client certificates create and edit Tenants. The API server calls our hooks
 // and enforces their answers. The hooks are failurePolicy Fail, so they are narrowed with
@@ -75,7 +75,7 @@ const patch = (kc: KubeConfig, name: string, body: unknown) => call(kc, 'PATCH',
 const get = async (name: string) => (await getObject<any>({ apiVersion: `${CL}/v1alpha2`, kind: 'Tenant', metadata: { name } }))!;
 const deniedBy = (hook: 'validate' | 'mutate', message: string) => `admission webhook "${hook}.tenant.crownlabs.polito.it" denied the request: ${message}`;
 
-describe('SPEC §6 Tenant admission webhooks, called by the real API server', () => {
+describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real API server', () => {
   let tmp: string;
   let caPem: string;
   let server: WebhookServer | undefined;

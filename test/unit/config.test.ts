@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig, loadConfig } from '../../src/config/config.ts';
 
 describe('configuration', () => {
-  it('defaults to the upstream values of SPEC §2.2', () => {
+  it('defaults to the upstream values of docs/behaviour.md §2.2', () => {
     const c = defaultConfig();
     expect(c.websiteBaseUrl).toBe('crownlabs.polito.it');
     expect(c.containerEnvSidecarsTag).toBe('latest');

@@ -29,7 +29,7 @@ export interface KeycloakClientOptions {
   readonly refreshBeforeExpiryMs?: number;
 }
 
-/** Upstream's token check period (SPEC §2.1). */
+/** Upstream's token check period (docs/behaviour.md §2.1). */
 export const DEFAULT_TOKEN_UPKEEP_INTERVAL_MS = 120_000;
 const DEFAULT_REFRESH_BEFORE_EXPIRY_MS = 30_000;
 
@@ -67,21 +67,21 @@ export class KeycloakClient {
     );
   }
 
-  /** SPEC §4.3: create `workspace-<ws>:manager` and `:user`, or re-apply their description. */
+  /** docs/behaviour.md §4.3: create `workspace-<ws>:manager` and `:user`, or re-apply their description. */
   ensureWorkspaceRoles(workspaceName: string, prettyName: string): Promise<EnsureWorkspaceRolesResult> {
     return guarded<Fields<EnsureWorkspaceRolesResult>>(`ensure roles of workspace ${workspaceName}`, { created: [], updated: [], unchanged: [] }, () =>
       ensureWorkspaceRoles(this.api, workspaceName, prettyName),
     );
   }
 
-  /** SPEC §4.5 step 1: delete both workspace roles; already-missing roles are fine. */
+  /** docs/behaviour.md §4.5 step 1: delete both workspace roles; already-missing roles are fine. */
   deleteWorkspaceRoles(workspaceName: string): Promise<DeleteWorkspaceRolesResult> {
     return guarded<Fields<DeleteWorkspaceRolesResult>>(`delete roles of workspace ${workspaceName}`, { deleted: [], absent: [] }, () =>
       deleteWorkspaceRoles(this.api, workspaceName),
     );
   }
 
-  /** SPEC §5.7: create or update the tenant's user and align its `workspace-*` client roles. */
+  /** docs/behaviour.md §5.7: create or update the tenant's user and align its `workspace-*` client roles. */
   syncUser(user: KeycloakUserSpec): Promise<UserSyncResult> {
     return guarded<Fields<UserSyncResult>>(
       `sync user ${user.username}`,
@@ -90,7 +90,7 @@ export class KeycloakClient {
     );
   }
 
-  /** SPEC §5.8: delete the tenant's user if there is one. */
+  /** docs/behaviour.md §5.8: delete the tenant's user if there is one. */
   deleteUser(username: string): Promise<UserDeleteResult> {
     return guarded<Fields<UserDeleteResult>>(`delete user ${username}`, { deleted: false }, () => deleteUser(this.api, username));
   }
@@ -117,7 +117,7 @@ export class KeycloakClient {
   }
 }
 
-/** A client when Keycloak is enabled, `undefined` when its URL is empty (SPEC Decision 5). */
+/** A client when Keycloak is enabled, `undefined` when its URL is empty (docs/behaviour.md Decision 5). */
 export function createKeycloakClient(config: KeycloakConfig, options?: KeycloakClientOptions): KeycloakClient | undefined {
   return keycloakEnabled(config) ? new KeycloakClient(config, options) : undefined;
 }

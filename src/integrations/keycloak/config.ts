@@ -1,5 +1,5 @@
 /**
- * Keycloak connection settings (SPEC §2.1, `--kc-*` flags) and the two checks the process needs at
+ * Keycloak connection settings (docs/behaviour.md §2.1, `--kc-*` flags) and the two checks the process needs at
  * start-up: is the integration on at all, and is its configuration complete.
  */
 export interface KeycloakConfig {
@@ -7,7 +7,7 @@ export interface KeycloakConfig {
    * Base URL of the Keycloak server, without a trailing path to the API. Keycloak ≥ 17 serves at
    * the root (`https://sso.example.org`); older servers, or ones started with
    * `--http-relative-path=/auth`, need the prefix here (`https://sso.example.org/auth`).
-   * Empty → the integration is disabled (SPEC Decision 5).
+   * Empty → the integration is disabled (docs/behaviour.md Decision 5).
    */
   readonly url: string;
   /** Realm of the admin account used to log in (`--kc-login-realm`), usually `master`. */

@@ -1,6 +1,6 @@
 /**
  * How the Keycloak module reports failure. Nothing in this module throws at its callers: every
- * public operation resolves to a result listing each step that failed (SPEC Decision 5,
+ * public operation resolves to a result listing each step that failed (docs/behaviour.md Decision 5,
  * fail-fast:false), so a reconciler can write all of them into status and retry later.
  */
 

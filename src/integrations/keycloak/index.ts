@@ -1,5 +1,5 @@
 /**
- * Keycloak identity sync (SPEC §4.3, §4.5, §5.7, §5.8, Decision 5): workspace client roles and
+ * Keycloak identity sync (docs/behaviour.md §4.3, §4.5, §5.7, §5.8, Decision 5): workspace client roles and
  * tenant users, against the Keycloak Admin REST API, with fail-fast:false results.
  */
 export type { KeycloakConfig } from './config.ts';

@@ -29,9 +29,9 @@ export interface ClientRepresentation {
   readonly clientId?: string;
 }
 
-/** Required actions of the set-up e-mail a new user receives (SPEC §2.1). */
+/** Required actions of the set-up e-mail a new user receives (docs/behaviour.md §2.1). */
 export const NEW_USER_ACTIONS = ['UPDATE_PASSWORD', 'VERIFY_EMAIL'] as const;
-/** Validity of the links in that e-mail: 30 days, in seconds (SPEC §2.1). */
+/** Validity of the links in that e-mail: 30 days, in seconds (docs/behaviour.md §2.1). */
 export const ACTIONS_EMAIL_LIFESPAN_SECONDS = 2_592_000;
 
 function isObject(value: unknown): value is Record<string, unknown> {

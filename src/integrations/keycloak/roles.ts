@@ -1,5 +1,5 @@
 /**
- * Workspace client roles (SPEC §4.3 and §4.5 step 1): `workspace-<ws>:manager` and
+ * Workspace client roles (docs/behaviour.md §4.3 and §4.5 step 1): `workspace-<ws>:manager` and
  * `workspace-<ws>:user` on the target client, described by the workspace's pretty name. The
  * Kubernetes API server maps them to the groups `kubernetes:workspace-<ws>:<role>` bound in §4.2.
  */
@@ -20,7 +20,7 @@ export function workspaceRoleName(workspaceName: string, role: WorkspaceRole): s
 }
 
 /**
- * The roles a tenant must hold (SPEC §5.7 step 4): one per workspace entry that exists. Roles
+ * The roles a tenant must hold (docs/behaviour.md §5.7 step 4): one per workspace entry that exists. Roles
  * other than manager/user (upstream HEAD's `candidate`) give no Keycloak role.
  */
 export function wantedWorkspaceRoles(workspaces: ReadonlyArray<{ readonly name: string; readonly role: string }>): string[] {

@@ -1,6 +1,6 @@
 /**
  * The admin access token: obtained with the OpenID password grant of `admin-cli`, renewed before it
- * expires, and — unlike upstream, which exits the process when a login fails (SPEC §2.1) — kept
+ * expires, and — unlike upstream, which exits the process when a login fails (docs/behaviour.md §2.1) — kept
  * alive through outages: a failed login is reported to whoever needed the token and retried with
  * exponential back-off, while a still-valid older token keeps being used.
  */

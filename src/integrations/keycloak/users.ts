@@ -1,7 +1,7 @@
 /**
- * Tenant ↔ Keycloak user (SPEC §5.7 and §5.8): find the user by username, create or update it,
+ * Tenant ↔ Keycloak user (docs/behaviour.md §5.7 and §5.8): find the user by username, create or update it,
  * send the set-up e-mail when the address is new, and make its `workspace-*` client roles match the
- * tenant's workspaces. Independent steps go on after a failure (SPEC Decision 5, fail-fast:false).
+ * tenant's workspaces. Independent steps go on after a failure (docs/behaviour.md Decision 5, fail-fast:false).
  */
 import type { AdminApi } from './admin-api.ts';
 import type { KeycloakError, KeycloakResult } from './errors.ts';
@@ -14,7 +14,7 @@ export interface KeycloakUserSpec {
   readonly username: string;
   readonly firstName: string;
   readonly lastName: string;
-  /** Stored lower-cased, as upstream does (SPEC §5.3 step 1). */
+  /** Stored lower-cased, as upstream does (docs/behaviour.md §5.3 step 1). */
   readonly email: string;
   /** Full client-role names the user must hold (see `wantedWorkspaceRoles`). */
   readonly wantedRoles: readonly string[];
@@ -131,7 +131,7 @@ export async function syncUser(api: AdminApi, spec: KeycloakUserSpec): Promise<U
   return finish(userId);
 }
 
-/** Deletes the user with that username; no such user is success (SPEC §5.8). */
+/** Deletes the user with that username; no such user is success (docs/behaviour.md §5.8). */
 export async function deleteUser(api: AdminApi, username: string): Promise<UserDeleteResult> {
   const login = await api.login();
   if (!login.ok) return { ok: false, errors: [login.error], deleted: false };

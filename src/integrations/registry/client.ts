@@ -1,5 +1,5 @@
 /**
- * A small Docker Registry HTTP API v2 client: the two reads the image list needs (SPEC §10).
+ * A small Docker Registry HTTP API v2 client: the two reads the image list needs (docs/behaviour.md §10).
  * Unlike the upstream Python job, the catalog (and each tag list) is read page by page, following
  * the `Link: <...>; rel="next"` header the registry sends when an answer was cut at `?n=` entries —
  * otherwise a registry with more repositories than one page silently loses images.

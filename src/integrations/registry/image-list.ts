@@ -1,5 +1,5 @@
 /**
- * The ImageList object built from a registry's repositories and tags (SPEC §10), pure.
+ * The ImageList object built from a registry's repositories and tags (docs/behaviour.md §10), pure.
  * Upstream writes images in the order its parallel requests complete and tags in registry order;
  * we sort both so that an unchanged registry gives byte-identical objects (no spurious writes,
  * readable diffs).

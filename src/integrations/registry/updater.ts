@@ -1,5 +1,5 @@
 /**
- * The image-list updater (SPEC §10): read the registry, build the ImageList, write it by
+ * The image-list updater (docs/behaviour.md §10): read the registry, build the ImageList, write it by
  * server-side apply. One pass is all-or-nothing: a registry error (HTTP, transport, JSON) or an
  * API error is logged as one line and nothing is written — a partial answer would drop images
  * from the list that consumers (the dashboard) offer. The loop always goes on.

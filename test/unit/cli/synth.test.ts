@@ -53,7 +53,7 @@ describe('crownlabs synth on the example lab', () => {
   });
 });
 
-describe('crownlabs synth of an InstanceSnapshot (SPEC §9)', () => {
+describe('crownlabs synth of an InstanceSnapshot (docs/behaviour.md §9)', () => {
   it('renders its Job into snapshots/<ns>/<name>.yaml, tagged with the request time', () => {
     const dir = mkdtempSync(join(tmpdir(), 'synth-snap-'));
     const created = '2026-01-02T10:00:00Z';

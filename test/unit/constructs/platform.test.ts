@@ -32,7 +32,7 @@ function grants(r: Any): Map<string, Set<string>> {
   return out;
 }
 
-describe('PlatformChart: the shared ClusterRoles of SPEC §3', () => {
+describe('PlatformChart: the shared ClusterRoles of docs/behaviour.md §3', () => {
   const objects = platform();
 
   it('renders exactly the five ClusterRoles, cluster-scoped, with our labels', () => {

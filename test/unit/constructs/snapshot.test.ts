@@ -101,7 +101,7 @@ describe('§9.2 step 2: validation of a snapshot request', () => {
     ['the named environment does not exist', snapshot({ environmentRef: { name: 'other' } }), instance(), template(), /environment other not found/],
     ['the environment is a Container', snapshot(), instance(), template([env({ environmentType: 'Container' })]), /type Container: only VirtualMachine and CloudVM/],
     ['the environment is Standalone', snapshot(), instance(), template([env({ environmentType: 'Standalone' })]), /type Standalone/],
-    ['the environment is not persistent (SPEC §13: green-tea)', snapshot(), instance(), template([env({ persistent: false })]), /not persistent/],
+    ['the environment is not persistent (docs/behaviour.md §13: green-tea)', snapshot(), instance(), template([env({ persistent: false })]), /not persistent/],
     ['the Instance is running', snapshot(), instance(true), template(), /is running: stop it/],
   ])('fails permanently when %s', (_what, snap, inst, tmpl, message) => {
     const v = validateSnapshotRequest(snap, lookup(inst, tmpl));

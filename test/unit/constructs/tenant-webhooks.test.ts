@@ -15,7 +15,7 @@ function render(props: TenantWebhooksProps): Any[] {
 }
 const RULES = [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['v1alpha2'], operations: ['CREATE', 'UPDATE'], resources: ['tenants'], scope: 'Cluster' }];
 
-describe('SPEC §6 TenantWebhooks: the WebhookConfigurations', () => {
+describe('docs/behaviour.md §6 TenantWebhooks: the WebhookConfigurations', () => {
   it('in-cluster Service with cert-manager CA injection: the upstream chart shape', () => {
     const objects = render({ targetLabel, service: { namespace: 'crownlabs-system', name: 'crownlabs-webhooks' }, certManagerCertificate: 'crownlabs-system/crownlabs-webhooks' });
     expect(objects).toEqual([

@@ -1,4 +1,4 @@
-// The status-check GET (SPEC §8.1) against a local HTTP double on 127.0.0.1.
+// The status-check GET (docs/behaviour.md §8.1) against a local HTTP double on 127.0.0.1.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

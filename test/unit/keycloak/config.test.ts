@@ -17,7 +17,7 @@ const complete: KeycloakConfig = {
   password: 'secret',
 };
 
-describe('SPEC §2.1 Keycloak flags', () => {
+describe('docs/behaviour.md §2.1 Keycloak flags', () => {
   it('an empty URL disables the integration', () => {
     expect(keycloakEnabled({ url: '' })).toBe(false);
     expect(keycloakEnabled({ url: '  ' })).toBe(false);

@@ -4,7 +4,7 @@ import { TARGET_CLIENT, TARGET_REALM, closeFixtures, startFixture } from './fixt
 
 afterEach(closeFixtures);
 
-describe('SPEC §4.3 workspace client roles', () => {
+describe('docs/behaviour.md §4.3 workspace client roles', () => {
   it('names the roles workspace-<ws>:manager and workspace-<ws>:user', () => {
     expect(workspaceRoleName('netgroup', 'manager')).toBe('workspace-netgroup:manager');
     expect(workspaceRoleName('netgroup', 'user')).toBe('workspace-netgroup:user');
@@ -101,7 +101,7 @@ describe('SPEC §4.3 workspace client roles', () => {
   });
 });
 
-describe('SPEC §4.5 step 1 deleting workspace roles', () => {
+describe('docs/behaviour.md §4.5 step 1 deleting workspace roles', () => {
   it('deletes both roles and the users lose them', async () => {
     const { double, client } = await startFixture();
     await client.ensureWorkspaceRoles('netgroup', 'Networks');
@@ -137,7 +137,7 @@ describe('SPEC §4.5 step 1 deleting workspace roles', () => {
   });
 });
 
-describe('SPEC §5.7 step 4 wanted roles of a tenant', () => {
+describe('docs/behaviour.md §5.7 step 4 wanted roles of a tenant', () => {
   it('gives one role per workspace entry, without duplicates, ignoring roles Keycloak does not know', () => {
     expect(
       wantedWorkspaceRoles([

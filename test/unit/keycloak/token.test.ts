@@ -15,7 +15,7 @@ function manualClock() {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
-describe('SPEC §2.1 admin login', () => {
+describe('docs/behaviour.md §2.1 admin login', () => {
   it('logs in with the password grant of admin-cli at the login realm, and reuses the token', async () => {
     const { double, client } = await startFixture();
 
@@ -87,7 +87,7 @@ describe('SPEC §2.1 admin login', () => {
   });
 });
 
-describe('SPEC §2.1 token upkeep', () => {
+describe('docs/behaviour.md §2.1 token upkeep', () => {
   it('logs in again before the token expires, without waiting for a 401', async () => {
     const clock = manualClock();
     const { double, client } = await startFixture({ client: { now: clock.now } });
@@ -172,7 +172,7 @@ describe('SPEC §2.1 token upkeep', () => {
   });
 });
 
-describe('SPEC Decision 5 Keycloak down', () => {
+describe('docs/behaviour.md Decision 5 Keycloak down', () => {
   it('reports failures without throwing while Keycloak is down, and succeeds once it is back', async () => {
     const { double, client } = await startFixture();
     await double.takeDown();

@@ -13,7 +13,7 @@ const john: KeycloakUserSpec = {
   wantedRoles: [],
 };
 
-describe('SPEC §5.7 step 2 a tenant without Keycloak user', () => {
+describe('docs/behaviour.md §5.7 step 2 a tenant without Keycloak user', () => {
   it('creates an enabled, unverified user with the lower-cased e-mail and sends the set-up e-mail', async () => {
     const { double, client } = await startFixture();
 
@@ -65,7 +65,7 @@ describe('SPEC §5.7 step 2 a tenant without Keycloak user', () => {
   });
 });
 
-describe('SPEC §5.7 step 3 a tenant with a Keycloak user', () => {
+describe('docs/behaviour.md §5.7 step 3 a tenant with a Keycloak user', () => {
   it('updates names and enables the user without touching a verified, unchanged e-mail', async () => {
     const { double, client } = await startFixture();
     const id = double.addUser(TARGET_REALM, {
@@ -128,7 +128,7 @@ describe('SPEC §5.7 step 3 a tenant with a Keycloak user', () => {
   });
 });
 
-describe('SPEC §5.7 step 1 finding the user by username', () => {
+describe('docs/behaviour.md §5.7 step 1 finding the user by username', () => {
   it('takes the exact match among several search results (servers that search by substring)', async () => {
     const { double, client } = await startFixture({ double: { legacyUserSearch: true } });
     double.addUser(TARGET_REALM, { username: 'john' , email: 'a@example.org' });
@@ -170,7 +170,7 @@ describe('SPEC §5.7 step 1 finding the user by username', () => {
   });
 });
 
-describe('SPEC §5.7 step 4 client roles of the user', () => {
+describe('docs/behaviour.md §5.7 step 4 client roles of the user', () => {
   async function withRoles() {
     const fixture = await startFixture();
     await fixture.client.ensureWorkspaceRoles('netgroup', 'Networks');
@@ -238,7 +238,7 @@ describe('SPEC §5.7 step 4 client roles of the user', () => {
   });
 });
 
-describe('SPEC §5.8 deleting the user of a deleted tenant', () => {
+describe('docs/behaviour.md §5.8 deleting the user of a deleted tenant', () => {
   it('deletes the user and its role mappings', async () => {
     const { double, client } = await startFixture();
     const created = await client.syncUser(john);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { webhookOptions } from '../../../src/cli/controller.ts';
 import { crownlabs } from '../../support/cli.ts';
 
-describe('SPEC §2.1 controller webhook flags', () => {
+describe('docs/behaviour.md §2.1 controller webhook flags', () => {
   it('--webhook-port 0 or empty turns the webhook server off', () => {
     expect(webhookOptions({ webhookPort: '0', webhookCertDir: '/x' })).toBeUndefined();
     expect(webhookOptions({ webhookPort: '', webhookCertDir: '/x' })).toBeUndefined();

@@ -30,7 +30,7 @@ const tenant = (name: string, labels?: Record<string, string>): Tenant => ({
 });
 const admissionReview = (request: Record<string, unknown>) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
 
-describe('SPEC §2.1 webhook server: HTTPS on the cert dir, upstream paths', () => {
+describe('docs/behaviour.md §2.1 webhook server: HTTPS on the cert dir, upstream paths', () => {
   let dir: string;
   let certDir: string;
   let first: ServingCert;

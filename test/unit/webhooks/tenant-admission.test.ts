@@ -56,7 +56,7 @@ function patched(req: AdmissionRequest, res: AdmissionResponse): Tenant {
   return fastJsonPatch.applyPatch(structuredClone(req.object), ops, true, false).newDocument as Tenant;
 }
 
-describe('SPEC §6.1 mutating webhook: the target label', () => {
+describe('docs/behaviour.md §6.1 mutating webhook: the target label', () => {
   const cases: {
     name: string;
     req: AdmissionRequest;
@@ -174,7 +174,7 @@ describe('SPEC §6.1 mutating webhook: the target label', () => {
   });
 });
 
-describe('SPEC §6.1 mutating webhook: base workspaces', () => {
+describe('docs/behaviour.md §6.1 mutating webhook: base workspaces', () => {
   const run = (spec: Partial<Tenant['spec']>, name = 'ada') => {
     const req = request('CREATE', tenant(name, spec), undefined, 'ada');
     return patched(req, mutateTenant(req, { ...config, baseWorkspaces: ['utilities', 'common'] })).spec.workspaces;
@@ -209,7 +209,7 @@ describe('SPEC §6.1 mutating webhook: base workspaces', () => {
   });
 });
 
-describe('SPEC §6.2 validating webhook', () => {
+describe('docs/behaviour.md §6.2 validating webhook', () => {
   const managerOf = (...ws: string[]): Ws[] => ws.map((name) => ({ name, role: 'manager' }));
   const tenants: Record<string, Tenant> = {
     carol: tenant('carol', { workspaces: [...managerOf('ws-a', 'ws-b'), { name: 'ws-c', role: 'user' }] }),
