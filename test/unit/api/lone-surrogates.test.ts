@@ -44,7 +44,7 @@ describe('input strings with a lone surrogate (#14.5)', () => {
     const bad = lab.replace(/^(\s+- )(ssh-ed25519 \S+ john@laptop)$/m, '$1"$2\\ud800"');
     expect(bad).not.toBe(lab);
     writeFileSync(join(dir, 'tenants.yaml'), bad);
-    const out = join(dir, 'dist');
+    const out = join(mkdtempSync(join(tmpdir(), 'lone-surrogate-out-')), 'dist');
     const r = crownlabs(['synth', '-f', dir, '--config', CONFIG, '-o', out]);
     expect(r.stderr).toMatch(/tenants\.yaml:\d+:\d+ \(document 1, Tenant john\.doe\): error: spec\.publicKeys\[0\]: .* holds a lone UTF-16 surrogate/);
     expect(r.stderr).not.toMatch(/internal error/);

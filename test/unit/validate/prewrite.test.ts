@@ -101,6 +101,8 @@ describe('objects rendered by two inputs', () => {
 
 describe('every sink refuses before writing', () => {
   const dir = mkdtempSync(join(tmpdir(), 'twins-cli-'));
+  // Outputs beside the inputs, never inside them (an output inside an input folder is refused).
+  const outs = mkdtempSync(join(tmpdir(), 'twins-out-'));
   const { first, second } = twinLab(dir);
   const config = join(mkdtempSync(join(tmpdir(), 'twins-config-')), 'config.yaml');
   writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
@@ -110,7 +112,7 @@ describe('every sink refuses before writing', () => {
     expect(r.stderr).toContain(`Instance/tenant-john-doe/inst-one (${relative(ROOT, second)}, document 1) renders too`);
   };
   it('synth: files and --stdout', () => {
-    const out = join(dir, 'dist');
+    const out = join(outs, 'dist');
     expectRefused(crownlabs(['synth', '-f', dir, '--config', config, '-o', out]));
     expect(() => readFileSync(join(out, 'tenants', 'john.doe.yaml'))).toThrow();
     const s = crownlabs(['synth', '-f', dir, '--config', config, '--stdout']);
@@ -118,13 +120,13 @@ describe('every sink refuses before writing', () => {
     expect(s.stdout).toBe('');
   });
   it('gitops and validate', () => {
-    const out = join(dir, 'gitops');
+    const out = join(outs, 'gitops');
     expectRefused(crownlabs(['gitops', '-f', dir, '--config', config, '-o', out]));
     expect(() => readFileSync(join(out, 'SECRETS.md'))).toThrow();
     expectRefused(crownlabs(['validate', '-f', dir, '--config', config]));
   });
   it('cdk8s synth (main.ts)', () => {
-    const out = join(dir, 'cdk8s-dist');
+    const out = join(outs, 'cdk8s-dist');
     const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'main.ts')], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -229,24 +231,25 @@ describe('what the API server would refuse is refused before writing (#14.15)', 
   it('synth and gitops exit 1 and write nothing: a long name, a URL as host, a negative cap', () => {
     const dir = mkdtempSync(join(tmpdir(), 'long-'));
     writeFileSync(join(dir, 'lab.yaml'), longLab());
+    const outs = mkdtempSync(join(tmpdir(), 'long-out-'));
     const config = join(mkdtempSync(join(tmpdir(), 'long-config-')), 'config.yaml');
     writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
     for (const [cmd, out] of [['synth', 'dist'], ['gitops', 'gitops']] as const) {
-      const r = crownlabs([cmd, '-f', dir, '--config', config, '-o', join(dir, out)]);
+      const r = crownlabs([cmd, '-f', dir, '--config', config, '-o', join(outs, out)]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(`(document 5, Service tenant-john-doe/${LONG}): error: metadata.name: invalid name`);
       expect(r.stderr).toMatch(/errors: nothing was written/);
-      expect(() => readFileSync(join(dir, out, cmd === 'synth' ? 'tenants/john.doe.yaml' : 'SECRETS.md'))).toThrow();
+      expect(() => readFileSync(join(outs, out, cmd === 'synth' ? 'tenants/john.doe.yaml' : 'SECRETS.md'))).toThrow();
     }
     const good = join(mkdtempSync(join(tmpdir(), 'good-')), 'lab.yaml');
     writeFileSync(good, lab({ env: { environmentType: 'Container' } }));
-    const url = crownlabs(['synth', '-f', good, '--config', config, '--website-base-url', 'http://x/y', '-o', join(dir, 'url')]);
+    const url = crownlabs(['synth', '-f', good, '--config', config, '--website-base-url', 'http://x/y', '-o', join(outs, 'url')]);
     expect(url.code).toBe(1);
     expect(url.stderr).toContain('flag --website-base-url: error: websiteBaseUrl: must be a bare DNS name');
     const cap = crownlabs(['gitops', '-f', good, '--config', config, '--cap-cpu', '-5', '-o', join(dir, 'cap')]);
     expect(cap.code).toBe(1);
     expect(cap.stderr).toContain('flag --cap-cpu: error: capCpu: must not be negative, not "-5"');
-    expect(() => readFileSync(join(dir, 'url', 'tenants', 'john.doe.yaml'))).toThrow();
+    expect(() => readFileSync(join(outs, 'url', 'tenants', 'john.doe.yaml'))).toThrow();
     expect(() => readFileSync(join(dir, 'cap', 'SECRETS.md'))).toThrow();
   });
 });
