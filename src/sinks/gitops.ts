@@ -14,8 +14,8 @@ import { objectToYaml } from './yaml-emitter.ts';
  *                  one file per object (`<Kind>_<namespace>_<name>.yaml`) and a kustomization.yaml
  *
  * Differences from `synth`, and only these: no owner references (they need live UIDs), Secret values
- * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, Prune=false on
- * MyDrive PVCs).
+ * replaced by a reference the cluster resolves, and Argo CD annotations (sync waves, Prune=false and
+ * Delete=false on MyDrive PVCs).
  */
 export interface GitopsApp {
   name: string;
@@ -34,7 +34,11 @@ export interface GitopsSet {
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 
-/** Namespaces first, then quotas, RBAC and policies, then config and storage, then workloads. */
+/**
+ * Namespaces first, then quotas, RBAC and policies, then config, then workloads with their PVCs.
+ * Argo CD waits until a wave is healthy before the next one, and a PVC of a WaitForFirstConsumer
+ * StorageClass binds only once a pod uses it: in a wave before its Deployment it would never be.
+ */
 export function objectSyncWave(kind: string): number {
   switch (kind) {
     case 'Namespace':
@@ -52,7 +56,6 @@ export function objectSyncWave(kind: string): number {
     case 'ExternalSecret':
     case 'SealedSecret':
     case 'ConfigMap':
-    case 'PersistentVolumeClaim':
       return 2;
     default:
       return 3;
@@ -108,9 +111,10 @@ export function gitopsObject(obj: KubeObject, config: ComposerConfig): KubeObjec
   }
   const { ownerReferences: _owners, ...metadata } = obj.metadata;
   const annotations: Record<string, string> = { ...metadata.annotations, [SYNC_WAVE_ANNOTATION]: String(objectSyncWave(obj.kind)) };
-  // A tenant's MyDrive holds its files: never let a sync prune it.
+  // A tenant's MyDrive holds its files: neither a sync (prune) nor deleting its Application
+  // (the resources finalizer) may delete it.
   if (obj.kind === 'PersistentVolumeClaim' && metadata.namespace === config.mydrivePvcsNamespace) {
-    annotations[SYNC_OPTIONS_ANNOTATION] = 'Prune=false';
+    annotations[SYNC_OPTIONS_ANNOTATION] = 'Prune=false,Delete=false';
   }
   return { ...obj, metadata: { ...metadata, annotations } };
 }

@@ -112,9 +112,17 @@ describe('gitops layout', () => {
     }
     expect([...files.values()].some((c) => c.includes('ownerReferences'))).toBe(false);
   });
-  it('keeps MyDrive PVCs out of pruning', () => {
+  it('keeps MyDrive PVCs out of pruning and out of their Application\'s deletion', () => {
     const pvc = parse(files.get('tenants/john.doe/PersistentVolumeClaim_mydrive-pvcs_john-doe-drive.yaml')!) as Any;
-    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-options']).toBe('Prune=false');
+    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-options']).toBe('Prune=false,Delete=false');
+  });
+  it('puts a PVC in the wave of the workload that binds it', () => {
+    // Argo CD waits for a wave to be healthy (a PVC: Bound) before the next one, and a
+    // WaitForFirstConsumer PVC binds only when its pod exists.
+    const pvc = parse(files.get('instances/tenant-john-doe/PersistentVolumeClaim_tenant-john-doe_espresso-1.yaml')!) as Any;
+    const dep = parse(files.get('instances/tenant-john-doe/Deployment_tenant-john-doe_espresso-1.yaml')!) as Any;
+    expect(dep.spec.template.spec.volumes.some((v: Any) => v.persistentVolumeClaim?.claimName === 'espresso-1')).toBe(true);
+    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe(dep.metadata.annotations['argocd.argoproj.io/sync-wave']);
   });
   it('splits a namespace with many instance objects into several Applications', () => {
     const small = gitopsFiles(exampleSets(), exampleConfig({ gitopsMaxObjectsPerApp: 8 }));
