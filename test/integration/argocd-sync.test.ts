@@ -82,6 +82,9 @@ let firstSha = '';
 let tree: TreeObject[] = [];
 /** The read-back inputs, as files: what `crownlabs gitops` renders, and what (d) and (c) edit. */
 let inputs: KubeObject[] = [];
+/** What the first render created that cleanup must remove, whatever later edits removed from the tree. */
+let myDrivePvcs: string[] = [];
+let firstNamespaces: string[] = [];
 
 const gitopsDir = () => path.join(repo, config.gitopsPath);
 const renderedObjects = () => tree.filter((t) => !t.file.startsWith('apps/') && !t.file.startsWith('root/')).map((t) => t.object);
@@ -229,11 +232,12 @@ beforeAll(async () => {
   await git(repo, 'init', '-q', '-b', 'main');
   render();
   firstSha = await commitAll(repo, 'the lab');
+  myDrivePvcs = renderedObjects().filter((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.namespace === config.mydrivePvcsNamespace).map((o) => o.metadata.name);
+  firstNamespaces = renderedObjects().filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name);
 
   // The namespaces the tree creates must not exist yet (another test file may have used the names).
-  const treeNamespaces = renderedObjects().filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name);
-  await removeLeftovers(kcA, treeNamespaces);
-  await waitFor(async () => (await Promise.all(treeNamespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }, kcA)))).every((x) => !x), {
+  await removeLeftovers(kcA, firstNamespaces);
+  await waitFor(async () => (await Promise.all(firstNamespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }, kcA)))).every((x) => !x), {
     timeoutMs: 120_000,
     message: 'namespaces of an earlier run gone',
   });
@@ -274,8 +278,20 @@ afterAll(async () => {
     for (const o of renderedObjects().filter((x) => !x.metadata.namespace && x.kind !== 'Namespace')) {
       await c.request('DELETE', await c.resourcePath(o.apiVersion, o.kind, null, o.metadata.name)).catch(() => undefined);
     }
-    const namespaces = [...new Set(renderedObjects().filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name))];
-    await removeLeftovers(kcA, [...namespaces, config.mydrivePvcsNamespace, config.argocdNamespace]);
+    // The MyDrive namespace is the platform's (other files use it too): only the PVCs go.
+    for (const name of myDrivePvcs) {
+      const p = `/api/v1/namespaces/${config.mydrivePvcsNamespace}/persistentvolumeclaims/${name}`;
+      await c.request('PATCH', p, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
+      await c.request('DELETE', p).catch(() => undefined);
+    }
+    const namespaces = [...new Set([...firstNamespaces, config.argocdNamespace])];
+    await removeLeftovers(kcA, namespaces);
+    // Other files render the example lab's names: leave them a clean cluster.
+    await waitFor(async () => (await Promise.all(namespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }, kcA)))).every((x) => !x), {
+      timeoutMs: 180_000,
+      intervalMs: 1000,
+      message: 'the tree\'s namespaces deleted',
+    });
   }
   rmSync(work, { recursive: true, force: true });
 }, 300_000);
