@@ -34,7 +34,11 @@ export interface GitopsSet {
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 
-/** Namespaces first, then quotas, RBAC and policies, then config and storage, then workloads. */
+/**
+ * Namespaces first, then quotas, RBAC and policies, then config, then workloads with their PVCs.
+ * Argo CD waits until a wave is healthy before the next one, and a PVC of a WaitForFirstConsumer
+ * StorageClass binds only once a pod uses it: in a wave before its Deployment it would never be.
+ */
 export function objectSyncWave(kind: string): number {
   switch (kind) {
     case 'Namespace':
@@ -52,7 +56,6 @@ export function objectSyncWave(kind: string): number {
     case 'ExternalSecret':
     case 'SealedSecret':
     case 'ConfigMap':
-    case 'PersistentVolumeClaim':
       return 2;
     default:
       return 3;

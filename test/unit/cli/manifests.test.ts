@@ -25,6 +25,32 @@ describe('crownlabs manifests', () => {
     expect(objects[0]).toMatchObject({ kind: 'Application', metadata: { name: 'crownlabs-platform' }, spec: { source: { path: 'platform' } } });
   });
 
+  it('--argocd-cm renders the argocd-cm keys the gitops tree needs, the Lua as readable blocks', () => {
+    const cm = crownlabs(['manifests', '--config', CONFIG, '--argocd-namespace', 'gitops', '--argocd-cm']);
+    expect(cm.code).toBe(0);
+    const objects = docs(cm.stdout);
+    expect(objects).toHaveLength(1);
+    // Argo CD reads only ConfigMaps labelled part-of: argocd.
+    expect(objects[0]).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'argocd-cm', namespace: 'gitops', labels: { 'app.kubernetes.io/part-of': 'argocd' } } });
+    expect(Object.keys(objects[0].data).sort()).toEqual([
+      'application.resourceTrackingMethod',
+      'resource.customizations.health.argoproj.io_Application',
+      'resource.customizations.health.cdi.kubevirt.io_DataVolume',
+      'resource.customizations.health.crownlabs.polito.it_Instance',
+      'resource.customizations.health.kubevirt.io_VirtualMachine',
+      'resource.customizations.health.kubevirt.io_VirtualMachineInstance',
+    ]);
+    expect(objects[0].data['application.resourceTrackingMethod']).toBe('annotation');
+    expect(cm.stdout).toContain('resource.customizations.health.kubevirt.io_VirtualMachine: |\n    local hs = ');
+  });
+
+  it('--argocd-cm with --argocd-application is a usage error (exit 2)', () => {
+    const r = crownlabs(['manifests', '--argocd-cm', '--argocd-application', 'platform']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/--argocd-application and --argocd-cm/);
+  });
+
   it('a bad config value is an input error (exit 1)', () => {
     expect(crownlabs(['manifests', '--platform-controller-replicas', 'two']).code).toBe(1);
   });

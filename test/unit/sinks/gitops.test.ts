@@ -132,6 +132,14 @@ describe('gitops layout', () => {
       expect(o.metadata.annotations['argocd.argoproj.io/sync-options'], path).toBe(expected);
     }
   });
+  it('puts a PVC in the wave of the workload that binds it', () => {
+    // Argo CD waits for a wave to be healthy (a PVC: Bound) before the next one, and a
+    // WaitForFirstConsumer PVC binds only when its pod exists.
+    const pvc = parse(files.get('instances/tenant-john-doe/PersistentVolumeClaim_tenant-john-doe_espresso-1.yaml')!) as Any;
+    const dep = parse(files.get('instances/tenant-john-doe/Deployment_tenant-john-doe_espresso-1.yaml')!) as Any;
+    expect(dep.spec.template.spec.volumes.some((v: Any) => v.persistentVolumeClaim?.claimName === 'espresso-1')).toBe(true);
+    expect(pvc.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe(dep.metadata.annotations['argocd.argoproj.io/sync-wave']);
+  });
   it('splits a namespace with many instance objects into several Applications', () => {
     const small = gitopsFiles(exampleSets(), exampleConfig({ gitopsMaxObjectsPerApp: 8 }));
     const johnApps = [...small.keys()].filter((f) => f.startsWith('apps/Application_argocd_crownlabs-instances-tenant-john-doe'));
