@@ -69,7 +69,7 @@ async function check(c: DocCase): Promise<void> {
 }
 
 describe('fuzz: the crownlabs binary end to end', () => {
-  it('cli: end to end', { timeout: timeoutOf('cli: end to end', 20_000) }, async () => {
+  it('cli: end to end', { timeout: timeoutOf('cli: end to end', 30_000) }, async () => {
     const { runs } = await fuzz('cli: end to end', FILE, fc.oneof(objectCase, textCase), check);
     if (!settings.path) expect(runs).toBe(runsOf('cli: end to end'));
   });

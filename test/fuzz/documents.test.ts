@@ -17,12 +17,12 @@ async function check(c: DocCase): Promise<void> {
 }
 
 describe('fuzz: documents through synth, gitops and validate', () => {
-  it('documents: object edits', { timeout: timeoutOf('documents: object edits') }, async () => {
+  it('documents: object edits', { timeout: timeoutOf('documents: object edits', 400) }, async () => {
     const { runs } = await fuzz('documents: object edits', FILE, objectCase, check);
     if (!settings.path) expect(runs).toBe(runsOf('documents: object edits'));
   });
 
-  it('documents: unknown fields', { timeout: timeoutOf('documents: unknown fields') }, async () => {
+  it('documents: unknown fields', { timeout: timeoutOf('documents: unknown fields', 400) }, async () => {
     const { runs } = await fuzz('documents: unknown fields', FILE, unknownFieldCase, check);
     if (!settings.path) expect(runs).toBe(runsOf('documents: unknown fields'));
   });

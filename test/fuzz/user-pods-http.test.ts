@@ -24,6 +24,8 @@ import { fuzz, runsOf, settings, timeoutOf } from './support/settings.ts';
 const FILE = 'test/fuzz/user-pods-http.test.ts';
 /** The server's body cap (src/userpods/server.ts MAX_BODY). */
 const CAP = 64 * 1024;
+/** Past this, a body the server does not read may be cut short by the server's close (kernel buffers). */
+const UNREAD_BODY = 128 * 1024;
 const ROUTES = ['/get_pods', '/create_pod', '/watch_create_pod', '/delete_pod', '/watch_delete_pod', '/delete_all_user', '/get_podip_owner', '/healthz'];
 const JSON_ROUTES = new Set(ROUTES.slice(0, 6));
 const USER = 'alice@dtu.dk';
@@ -183,11 +185,12 @@ async function check(c: UserPodsCase): Promise<void> {
           : { user_id: USER, pod_name: POD };
     const built = buildBody(c.http, template, CAP);
     const request = buildRequest(c.http, route === '/get_podip_owner' && !c.http.suffix ? `${route}?ip=10.1.0.0` : route, built.body);
-    const loose = mayGoUnanswered(c.http);
+    // A request the route's handler reads (a suffix `/…` or `;…` makes it another, unknown path).
+    const posted = !mayGoUnanswered(c.http) && route !== undefined && JSON_ROUTES.has(route) && c.http.method === 'POST' && !/^[/;]/.test(c.http.suffix);
+    // A big body nothing reads (a 404 or 405 answers first) may meet a reset as the server closes.
+    const loose = mayGoUnanswered(c.http) || (!posted && built.body.length > UNREAD_BODY);
     const res = await send({ port: apiPort }, request, loose ? 1500 : 20_000);
     const wrong: string[] = [...escaped];
-    // A request the route's handler reads (a suffix `/…` or `;…` makes it another, unknown path).
-    const posted = !loose && route !== undefined && JSON_ROUTES.has(route) && c.http.method === 'POST' && !/^[/;]/.test(c.http.suffix);
     if (!res.ok) {
       if (!loose) wrong.push(`no answer: ${shown(res)}${built.oversized ? ' (a body over the cap must get its 413, #14.14)' : ''}`);
     } else if (parserRejection(res)) {
@@ -219,7 +222,7 @@ async function check(c: UserPodsCase): Promise<void> {
 }
 
 describe('fuzz: the user-pods API over HTTP', () => {
-  it('user-pods: HTTP', { timeout: timeoutOf('user-pods: HTTP', 30) }, async () => {
+  it('user-pods: HTTP', { timeout: timeoutOf('user-pods: HTTP', 100) }, async () => {
     const { runs } = await fuzz('user-pods: HTTP', FILE, userPodsCase, check);
     if (!settings.path) expect(runs).toBe(runsOf('user-pods: HTTP'));
   });

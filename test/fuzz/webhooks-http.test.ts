@@ -137,10 +137,12 @@ async function check(c: WebhookCase): Promise<void> {
   const route = c.http.route < PATHS.length ? PATHS[c.http.route] : undefined;
   const built = buildBody(c.http, () => review(c), CAP);
   const request = buildRequest(c.http, route, built.body);
-  const loose = mayGoUnanswered(c.http);
+  const webhook = !mayGoUnanswered(c.http) && (route === MUTATE_PATH || route === VALIDATE_PATH) && c.http.method === 'POST' && !/^[/;]/.test(c.http.suffix);
+  // A big body nothing reads (a 404, 405 or content-type 400 answers first) may meet a reset as the server closes.
+  const read = webhook && (c.http.contentType ?? '').split(';')[0].trim() === 'application/json';
+  const loose = mayGoUnanswered(c.http) || (!read && built.body.length > 128 * 1024);
   const res = await send(target, request, loose ? 1500 : 30_000);
   const wrong: string[] = [...escaped];
-  const webhook = !loose && (route === MUTATE_PATH || route === VALIDATE_PATH) && c.http.method === 'POST' && !c.http.suffix.startsWith('/') && !c.http.suffix.startsWith(';');
   if (!res.ok) {
     if (!loose) wrong.push(`no answer: ${shown(res)}${built.oversized ? ' (a body over the cap must get its 413, #14.14)' : ''}`);
   } else if (parserRejection(res)) {
@@ -148,7 +150,7 @@ async function check(c: WebhookCase): Promise<void> {
   } else {
     if (res.status >= 500) wrong.push(`answered ${shown(res)}: a 5xx (internal error)`);
     const json = (res.headers['content-type'] ?? '').startsWith('application/json');
-    if (webhook && built.oversized && c.http.contentType === 'application/json' && res.status !== 413) wrong.push(`a ${built.body.length}-byte body (cap ${CAP}) answered ${shown(res)}, not 413`);
+    if (read && built.oversized && res.status !== 413) wrong.push(`a ${built.body.length}-byte body (cap ${CAP}) answered ${shown(res)}, not 413`);
     if (res.status >= 400 && c.http.method !== 'HEAD' && !res.body.trim()) wrong.push(`a ${res.status} without a message`);
     if (res.status === 200 && json && c.http.method !== 'HEAD') {
       let body: unknown;
@@ -169,7 +171,7 @@ async function check(c: WebhookCase): Promise<void> {
       else {
         const status = isObject(response.status) ? response.status : {};
         if (response.uid !== sent?.request?.uid) wrong.push(`the answer's uid ${JSON.stringify(response.uid)} is not the request's`);
-        if (typeof status.code === 'number' && status.code >= 500) wrong.push(`an admission answer with code ${status.code} (internal error): ${shown(res)}`);
+        if (typeof status.code === 'number' && status.code >= 500) wrong.push(`an admission answer with code ${status.code} (internal error): ${String(status.message)}`);
         if (response.allowed !== true && !(typeof status.message === 'string' && status.message)) wrong.push(`a refusal without a message: ${shown(res)}`);
         if (typeof response.patch === 'string') {
           try {
@@ -199,7 +201,7 @@ async function check(c: WebhookCase): Promise<void> {
 }
 
 describe('fuzz: the Tenant webhooks over HTTPS', () => {
-  it('webhooks: HTTP', { timeout: timeoutOf('webhooks: HTTP', 30) }, async () => {
+  it('webhooks: HTTP', { timeout: timeoutOf('webhooks: HTTP', 150) }, async () => {
     const { runs } = await fuzz('webhooks: HTTP', FILE, webhookCase, check);
     if (!settings.path) expect(runs).toBe(runsOf('webhooks: HTTP'));
   });

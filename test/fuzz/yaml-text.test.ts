@@ -18,12 +18,12 @@ const check = (kind: 'doc' | 'watch') => async (c: DocCase) => {
 };
 
 describe('fuzz: YAML text through the readers', () => {
-  it('documents: text edits', { timeout: timeoutOf('documents: text edits') }, async () => {
+  it('documents: text edits', { timeout: timeoutOf('documents: text edits', 500) }, async () => {
     const { runs } = await fuzz('documents: text edits', FILE, textCase, check('doc'));
     if (!settings.path) expect(runs).toBe(runsOf('documents: text edits'));
   });
 
-  it('documents: watch mode', { timeout: timeoutOf('documents: watch mode', 200) }, async () => {
+  it('documents: watch mode', { timeout: timeoutOf('documents: watch mode', 500) }, async () => {
     const { runs } = await fuzz('documents: watch mode', FILE, watchCase, check('watch'));
     if (!settings.path) expect(runs).toBe(runsOf('documents: watch mode'));
   });

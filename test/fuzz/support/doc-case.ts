@@ -93,16 +93,29 @@ export function expandValue(value: Value): unknown {
   return v;
 }
 
-type Slot = [parent: Record<string, unknown> | unknown[], key: string | number, path: (string | number)[]];
+interface Slot {
+  parent: Record<string, unknown> | unknown[];
+  key: string | number;
+  up?: Slot;
+}
 
-/** Every [parent, key, path] of a document's values, depth first (the root itself excluded). */
+const pathOf = (slot: Slot): (string | number)[] => {
+  const path: (string | number)[] = [];
+  for (let s: Slot | undefined = slot; s; s = s.up) path.unshift(s.key);
+  return path;
+};
+
+/** Every value slot of a document (its container and key), depth first; iterative, as values may nest thousands deep. */
 function slots(doc: unknown): Slot[] {
   const out: Slot[] = [];
-  const walk = (v: unknown, path: (string | number)[]) => {
-    if (Array.isArray(v)) v.forEach((x, i) => (out.push([v, i, [...path, i]]), walk(x, [...path, i])));
-    else if (isMap(v)) for (const k of Object.keys(v)) out.push([v, k, [...path, k]]), walk(v[k], [...path, k]);
-  };
-  walk(doc, []);
+  const childrenOf = (v: unknown, up?: Slot): Slot[] =>
+    Array.isArray(v) ? v.map((_, i) => ({ parent: v, key: i, up })) : isMap(v) ? Object.keys(v).map((k) => ({ parent: v, key: k, up })) : [];
+  const stack = childrenOf(doc).reverse();
+  while (stack.length) {
+    const slot = stack.pop()!;
+    out.push(slot);
+    stack.push(...childrenOf((slot.parent as Record<string | number, unknown>)[slot.key], slot).reverse());
+  }
   return out;
 }
 
@@ -116,9 +129,11 @@ export type InPlaceEdit = Extract<ObjectOp, { op: 'setString' | 'delete' | 'set'
 /** Edits one value of a document in place: the n-th (mod their count) of its slots or strings; returns its path. */
 export function editInPlace(doc: unknown, op: InPlaceEdit): (string | number)[] | undefined {
   const all = slots(doc);
-  const s = op.op === 'setString' ? all.filter(([parent, key]) => typeof (parent as Record<string | number, unknown>)[key] === 'string') : all;
+  const s = op.op === 'setString' ? all.filter(({ parent, key }) => typeof (parent as Record<string | number, unknown>)[key] === 'string') : all;
   if (s.length === 0) return undefined;
-  const [parent, key, path] = s[op.at % s.length];
+  const slot = s[op.at % s.length];
+  const { parent, key } = slot;
+  const path = pathOf(slot);
   if (op.op === 'setString') (parent as Record<string | number, unknown>)[key] = op.value;
   else if (op.op === 'set') (parent as Record<string | number, unknown>)[key] = expandValue(op.value);
   else if (Array.isArray(parent)) {

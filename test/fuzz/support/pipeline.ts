@@ -220,7 +220,7 @@ function renderedDefects(sets: RenderedSet[]): { duplicate?: string; invalid: Pr
 }
 
 /** The YAML each sink writes parses back (yaml package, YAML 1.2) to the objects rendered. */
-function checkEmitted(sets: RenderedSet[], config: ComposerConfig, duplicates: boolean): void {
+function checkEmitted(sets: RenderedSet[], config: ComposerConfig, duplicates: boolean): { dist: Map<string, string>; tree: Map<string, string> } {
   const dist = stage('distFiles (YAML emitter)', () => distFiles(sets));
   for (const set of sets) {
     const name = `${set.unit.id}.yaml`;
@@ -240,7 +240,7 @@ function checkEmitted(sets: RenderedSet[], config: ComposerConfig, duplicates: b
     byBase.set(basename(path), [...(byBase.get(basename(path)) ?? []), docs[0]]);
   }
   // With two sets rendering one object, one file holds either: the sinks must refuse that (below).
-  if (duplicates) return;
+  if (duplicates) return { dist, tree };
   for (const set of sets) {
     // Snapshot Jobs stay out of git (gitops.ts: groupApplications).
     if (set.unit.parent.kind === 'InstanceSnapshot') continue;
@@ -249,12 +249,13 @@ function checkEmitted(sets: RenderedSet[], config: ComposerConfig, duplicates: b
       if (!g) continue;
       const file = objectFileName(g);
       const want = plain(g);
-      const found = byBase.get(file) ?? [];
+      const found = byBase.get(basename(file)) ?? [];
       if (!found.some((x) => isDeepStrictEqual(x, want))) {
         fail(`gitops file ${file} does not parse back to the object of ${set.unit.id}: ${found.length ? firstDifference(found[0], want) : 'no such file'}`);
       }
     }
   }
+  return { dist, tree };
 }
 
 // ----- the two ways the pipeline reads files ----------------------------------------------------
@@ -286,9 +287,28 @@ function oneShot(dir: string, config: ComposerConfig): OneShot {
  * The CLI's own commands, in process, on the case's folder: `synth` and `gitops` to fresh output
  * folders. An exception out of them is the CLI's exit 70.
  */
+/**
+ * How deep the sinks' output folders sit inside the scratch folder: a path that climbs out of its
+ * output folder (an input string holding `../`) still lands inside the scratch folder, where the
+ * check below finds it, and never elsewhere on the machine.
+ */
+const OUT_DEPTH = 64;
+
+/** How many folders above the output folder a relative path reaches (0: it stays inside). */
+function climb(path: string): number {
+  let depth = 0;
+  let lowest = 0;
+  for (const seg of path.split(/[/\\]/)) {
+    if (seg === '..') lowest = Math.min(lowest, --depth);
+    else if (seg && seg !== '.') depth++;
+  }
+  return path.startsWith('/') ? Infinity : -lowest;
+}
+
 async function sinks(dir: string, c: DocCase): Promise<Record<string, number>> {
-  const out = `${dir}.out`;
-  rmSync(out, { recursive: true, force: true });
+  const scratch = `${dir}.out`;
+  rmSync(scratch, { recursive: true, force: true });
+  const out = join(scratch, ...Array<string>(OUT_DEPTH).fill('d'));
   mkdirSync(out, { recursive: true });
   const opts = { file: [dir], config: CONFIG, quiet: true, jobs: '1', vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push', gitopsSecretMode: SECRET_MODES[c.config % SECRET_MODES.length] };
   // The commands print their problems and summaries to stderr; the runner keeps its tail for crashes.
@@ -308,11 +328,16 @@ export async function runDocCase(c: DocCase, dir: string): Promise<CaseResult> {
     checkExpectedRejections(made, run.errors);
     if (!run.sets) return { ok: true, accepted: false };
     const { duplicate, invalid } = renderedDefects(run.sets);
-    checkEmitted(run.sets, config, duplicate !== undefined);
+    const { dist, tree } = checkEmitted(run.sets, config, duplicate !== undefined);
+    // Paths of the files the sinks would write, and whether one leaves its output folder.
+    const outside: Record<string, string | undefined> = { synth: [...dist.keys()].find((p) => climb(p) > 0), gitops: [...tree.keys()].find((p) => climb(p) > 0) };
+    const far = [outside.synth, outside.gitops].find((p) => p !== undefined && climb(p) >= OUT_DEPTH - 1);
+    if (far !== undefined) fail(`the sinks would write ${JSON.stringify(far)}, outside their output folder (beyond this harness's scratch folder: not run)`);
     const code = await sinks(dir, c);
     for (const [sink, exit] of Object.entries(code)) {
       if (exit !== 0 && exit !== 1) fail(`crownlabs ${sink} exits ${exit} on this input (0 or 1 expected)`);
       if (exit === 0 && duplicate) fail(`crownlabs ${sink} exits 0 although two resource sets render the same object ${duplicate} (#14.10)`);
+      if (exit === 0 && outside[sink] !== undefined) fail(`crownlabs ${sink} exits 0 and wrote ${JSON.stringify(outside[sink])}, outside its output folder (an input namespace holding "../")`);
       if (exit === 0 && invalid.length) fail(`crownlabs ${sink} exits 0 on output the API server would reject (#14.15):\n${shown(invalid)}`);
     }
     if (code.gitops !== undefined && code.synth !== code.gitops) fail(`crownlabs synth exits ${code.synth} but gitops exits ${code.gitops} on the same input`);
