@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` is pure (no processes, no network beyond loopback doubles);
-// `integration` starts a real kube-apiserver + etcd once (test/integration/global-setup.ts).
+// Three projects: `unit` is pure (no processes, no network beyond loopback doubles);
+// `integration` starts a real kube-apiserver + etcd once (test/integration/global-setup.ts);
+// `fuzz` is the adversarial suite (README, "Fuzz suite"): a fixed seed and budget here, more with `npm run fuzz`.
 export default defineConfig({
   test: {
     projects: [
@@ -21,6 +22,15 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          // Each property sets its own limit from its budget (support/settings.ts).
+          testTimeout: 600_000,
+          hookTimeout: 180_000,
         },
       },
     ],

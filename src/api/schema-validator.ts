@@ -85,6 +85,9 @@ export class SchemaValidator {
 
   /** Validates `obj` in place (defaults are written into it) and returns every issue found. */
   validate(crd: CrdVersion, obj: unknown): SchemaIssue[] {
+    // A missing spec reads as an empty one, as the operators' Go types see it: its required
+    // fields are reported, and nothing downstream meets a CrownLabs object without a spec.
+    if (isObject(obj) && obj.spec === undefined && hasSpec(crd.schema)) obj.spec = {};
     const id = `${crd.group}/${crd.version}/${crd.kind}`;
     let validate = this.validators.get(id);
     if (!validate) {
@@ -97,6 +100,15 @@ export class SchemaValidator {
 }
 
 export const UNKNOWN_FIELD = 'unknown field';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function hasSpec(schema: unknown): boolean {
+  const spec = isObject(schema) && isObject(schema.properties) ? schema.properties.spec : undefined;
+  return isObject(spec) && spec.type === 'object';
+}
 
 function toIssue(e: ErrorObject): SchemaIssue {
   let pointer = e.instancePath;
