@@ -274,7 +274,7 @@ interface OneShot {
 
 /** loadInventory → compose → renderAll, as `synth` and `gitops` do. */
 function oneShot(dir: string, config: ComposerConfig): OneShot {
-  const loaded = stage('loadInventory', () => loadInventory([dir], dir));
+  const loaded = stage('loadInventory', () => loadInventory([dir], { cwd: dir }));
   const composition = stage('compose', () => compose(loaded.inventory, config));
   const problems = [...loaded.problems, ...composition.problems];
   checkProblems(problems);

@@ -37,7 +37,7 @@ describe('a CrownLabs document without spec (#14 fuzz)', () => {
       writeFileSync(join(dir, f), readFileSync(join(LAB, f), 'utf8').replace(/^spec:\n(?:[ #].*\n?)*/gm, ''));
     }
     const { config } = loadConfig({ file: CONFIG, env: {} });
-    const { inventory, problems } = loadInventory([dir], dir);
+    const { inventory, problems } = loadInventory([dir], { cwd: dir });
     const composition = compose(inventory, config);
     const errors = [...problems, ...composition.problems].filter((p) => p.severity === 'error');
     expect(errors.length).toBeGreaterThan(0);
