@@ -45,23 +45,12 @@ const TEMPLATE_SPEC = 'composer.crownlabs.polito.it/template-spec';
 const MANAGED_BY = 'app.kubernetes.io/managed-by=crownlabs-composer';
 
 /**
- * Kinds whose Argo CD health needs a component this test cluster does not run yet, with the
- * health their (real) checks give meanwhile: pods that become Ready (Deployment), KubeVirt
- * (VirtualMachine, VirtualMachineInstance), a PV binder (PersistentVolumeClaim), an ingress
- * controller writing status.loadBalancer (Ingress).
- * TODO(#15 kwok): once scripts/test-cluster runs kwok (pod, VMI, VM and DataVolume stages, an
- * Ingress status stage) and binds pre-created PVs, empty this map: then every Application must
- * be Healthy. The test fails (on purpose) as soon as one of these kinds turns Healthy.
+ * Kinds whose Argo CD health would need a component the test cluster does not run, with the health
+ * their checks give meanwhile. Empty: kwok's Stages make pods Ready, VMIs Running, VMs ready and
+ * Ingresses published, kube-controller-manager binds the PVCs, so every resource and every
+ * Application must be Healthy.
  */
-const AWAITING_SIMULATED_PEERS: Record<string, { status: string; message?: string }> = {
-  Deployment: { status: 'Progressing' },
-  PersistentVolumeClaim: { status: 'Progressing' },
-  Ingress: { status: 'Progressing' },
-  // Messages of the health checks `crownlabs manifests --argocd-cm` ships (Argo CD's built-in
-  // ones say "No status available"): proof that the controller runs ours.
-  VirtualMachine: { status: 'Progressing', message: 'Waiting for KubeVirt' },
-  VirtualMachineInstance: { status: 'Progressing', message: 'Waiting for KubeVirt' },
-};
+const AWAITING_SIMULATED_PEERS: Record<string, { status: string; message?: string }> = {};
 /** Argo CD's order of health, best first (an Application is as healthy as its worst resource). */
 const HEALTH_ORDER = ['Healthy', 'Suspended', 'Progressing', 'Missing', 'Degraded', 'Unknown'];
 
