@@ -46,6 +46,7 @@ export interface ParsedInput {
 }
 
 const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 let validator: SchemaValidator | undefined;
@@ -318,6 +319,10 @@ export function checkObject(
     ok = false;
   } else if (!known.namespaced && namespace) {
     problems.push({ ...about, ...pos('/metadata/namespace'), field: prefixed('metadata.namespace'), message: `${kind} is cluster-scoped and takes no namespace` });
+    ok = false;
+  } else if (namespace && (namespace.length > 63 || !DNS1123_LABEL.test(namespace))) {
+    // Namespaces become folder names of every sink's output: "../x" must never reach a path.
+    problems.push({ ...about, ...pos('/metadata/namespace'), field: prefixed('metadata.namespace'), message: `${JSON.stringify(namespace)} is not a valid namespace (lower-case RFC 1123 label, at most 63 characters)` });
     ok = false;
   }
   for (const field of ['labels', 'annotations'] as const) {

@@ -187,3 +187,12 @@ describe('#14.16 messages that echo input escape control characters', () => {
     ]);
   });
 });
+
+describe('namespaces of inputs (output paths are built from them)', () => {
+  it('a namespace that is not a DNS label, such as "../../escape", is an input error naming the field', () => {
+    const text = ['apiVersion: crownlabs.polito.it/v1alpha2', 'kind: Instance', 'metadata:', '  name: x', '  namespace: ../../escape', 'spec:', '  template.crownlabs.polito.it/TemplateRef: {name: t, namespace: workspace-w}', '  tenant.crownlabs.polito.it/TenantRef: {name: john}', ''].join('\n');
+    const { objects, problems } = parseInputText(text, 'evil.yaml');
+    expect(objects).toEqual([]);
+    expect(problems.map(formatProblem)).toEqual([expect.stringMatching(/^evil\.yaml:5:\d+ \(document 1, Instance \.\.\/\.\.\/escape\/x\): error: metadata\.namespace: "\.\.\/\.\.\/escape" is not a valid namespace/)]);
+  });
+});
