@@ -91,6 +91,17 @@ export class Caches {
     return this.children.get(`${apiVersion}/${kind}`);
   }
 
+  /** The informer holding objects of a kind we write (children first: the `v1/Secret` one is ours). */
+  informerOf(apiVersion: string, kind: string): Informer | undefined {
+    return this.child(apiVersion, kind) ?? this.all.find((i) => i.options.apiVersion === apiVersion && i.options.kind === kind && !i.options.fieldSelector);
+  }
+
+  /** The server's answer to a write of ours, until the watch brings it (`Informer.noteWritten`). */
+  noteWritten(answer: unknown): void {
+    const o = answer as CachedObject | undefined;
+    if (o?.apiVersion && o.kind && o.metadata?.name) this.informerOf(o.apiVersion, o.kind)?.noteWritten(o);
+  }
+
   /** The live object of a rendered object, from the cache of its kind. */
   liveOf(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): CachedObject | undefined {
     return this.child(obj.apiVersion, obj.kind)?.get(obj.metadata.namespace, obj.metadata.name);
