@@ -59,6 +59,8 @@ export interface InformerOptions {
   onError?: (err: Error) => void;
   /** Called after every (re-)list, with the reason. */
   onList?: (reason: 'initial' | 'gone' | 'error') => void;
+  /** What of an object the cache keeps (a projection of the fields read), after managedFields are dropped. */
+  transform?: (obj: CachedObject) => CachedObject;
 }
 
 export function cacheKey(obj: { metadata: { name: string; namespace?: string } }): string {
@@ -119,7 +121,7 @@ export class Informer {
   noteWritten(answer: CachedObject): void {
     const rv = answer.metadata?.resourceVersion;
     if (!rv || !this.selects(answer)) return;
-    const obj = slim({ ...answer, apiVersion: this.options.apiVersion, kind: this.options.kind });
+    const obj = this.keep({ ...answer, apiVersion: this.options.apiVersion, kind: this.options.kind });
     const key = cacheKey(obj);
     const prev = this.pendingOf(key);
     if (!prev && this.store.get(key)?.metadata.resourceVersion === rv) return; // a no-op write
@@ -215,6 +217,11 @@ export class Informer {
     this.startWatch();
   }
 
+  private keep(obj: CachedObject): CachedObject {
+    const slimmed = slim(obj);
+    return this.options.transform && slimmed.metadata ? this.options.transform(slimmed) : slimmed;
+  }
+
   /** Exponential, jittered, at least the server's Retry-After: informers don't retry in lockstep. */
   private retryDelay(err?: unknown): number {
     const n = this.failures++;
@@ -237,7 +244,7 @@ export class Informer {
           query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: 500, continue: cont },
         });
         const apiVersion = this.options.apiVersion;
-        for (const it of page.items) items.push(slim({ ...it, apiVersion, kind: this.options.kind }));
+        for (const it of page.items) items.push(this.keep({ ...it, apiVersion, kind: this.options.kind }));
         cont = page.metadata.continue || undefined;
         rv = page.metadata.resourceVersion;
       } while (cont);
@@ -300,7 +307,7 @@ export class Informer {
       }
       return;
     }
-    const obj = slim({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
+    const obj = this.keep({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
     if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
     this.failures = 0;
     if (e.type === 'BOOKMARK') return;
