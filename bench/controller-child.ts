@@ -43,9 +43,9 @@ function stats() {
     reconciles,
     failed,
     instances: instances.length,
-    // A VM's phase stays "" without KubeVirt: a written status is one with a phase field.
+    // A VM has no phase without KubeVirt (none is written): a written status is any status.
     reconciledOk: reconciledInstances.size,
-    withStatus: instances.filter((i) => (i.status as { phase?: string } | undefined)?.phase !== undefined).length,
+    withStatus: instances.filter((i) => i.status !== undefined).length,
     cachedObjects: handle.caches.all.reduce((a, inf) => a + inf.store.size, 0),
     idle: handle.queue.isIdle(),
     rssMb: mb(process.memoryUsage().rss),

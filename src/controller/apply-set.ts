@@ -100,6 +100,7 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
       // Being deleted (e.g. held by a finalizer): applying cannot stop that, and its DELETED
       // event enqueues the parent, which then recreates it.
       out.terminating++;
+      out.live.set(id, live);
       continue;
     }
     if (live && liveHoldsRendered(obj, live)) {
@@ -111,6 +112,9 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
     if (live) ctx.log.debug({ object: id, field: firstDifference(obj, live) }, 'drift: applying');
     try {
       const res = await serverSideApply(ctx.client, obj);
+      // The answer is the live object: the next reconcile (and this one's status) reads it
+      // before the watch brings it, and the watch event echoing it does not requeue the parent.
+      ctx.caches.noteWritten(res);
       out.applied++;
       out.live.set(id, res);
       ctx.metrics.applies.inc({ kind: obj.kind });
@@ -119,14 +123,19 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
     }
   }
   for (const child of pruneCandidates(ctx.caches, parent, owner, wanted)) {
+    const inf = ctx.caches.informerOf(child.apiVersion, child.kind);
     try {
-      await ctx.client.request('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {
+      const res = await ctx.client.request<CachedObject | undefined>('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {
         query: { propagationPolicy: 'Background' },
       });
+      // Held by a finalizer: the answer is the terminating object; else it is gone.
+      if (res?.metadata?.deletionTimestamp && res.metadata.finalizers?.length) inf?.noteWritten(res);
+      else inf?.noteDeleted(child.metadata.namespace, child.metadata.name);
       out.pruned++;
       ctx.metrics.prunes.inc({ kind: child.kind });
     } catch (e) {
-      if (!isNotFound(e)) out.errors.push({ object: objectId(child), error: e as Error });
+      if (isNotFound(e)) inf?.noteDeleted(child.metadata.namespace, child.metadata.name);
+      else out.errors.push({ object: objectId(child), error: e as Error });
     }
   }
   return out;
@@ -152,26 +161,68 @@ export function pruneCandidates(caches: Pick<Caches, 'children'>, parent: Parent
   return out;
 }
 
-/** Merge-patches a parent's status subresource when it differs from `desired` (fields compared as a subset). */
+/**
+ * Merge-patches a parent's status subresource with what differs from `desired` (fields compared
+ * as a subset); nothing is sent when nothing differs. Returns whether it wrote.
+ */
 export async function writeStatus(ctx: ControllerContext, obj: CachedObject, desired: Record<string, unknown>): Promise<boolean> {
-  const current = (obj.status ?? {}) as Record<string, unknown>;
-  if (statusEqual(desired, current)) return false;
-  await ctx.client.request('PATCH', ctx.client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, 'status'), {
-    body: { status: desired },
+  const patch = statusPatch(desired, obj.status);
+  if (!patch) return false;
+  const res = await ctx.client.request<CachedObject>('PATCH', ctx.client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, 'status'), {
+    body: { status: patch },
     contentType: 'application/merge-patch+json',
   });
+  // A reconcile that runs before the watch brings this write compares with it, not the older copy.
+  ctx.caches.noteWritten(res);
   ctx.metrics.statusWrites.inc({ kind: obj.kind });
   return true;
 }
 
-function statusEqual(desired: unknown, current: unknown): boolean {
+/**
+ * The JSON merge patch (RFC 7386) that makes `current` hold `desired`, or undefined when it
+ * already does. Objects are compared field by field, lists as a whole.
+ *
+ * A desired `undefined` means "absent", as upstream's `omitempty` status fields
+ * (`phase`, `url`, `ip`): upstream patches the status with controller-runtime's `MergeFrom`,
+ * the difference of two JSON encodings that leave empty fields out, so an empty field is never
+ * written, and one that becomes empty (the ip and url of a stopped Instance) is removed with
+ * `null`. An empty string on either side counts as absent when the other side is absent, so an
+ * empty string written by an older version is left alone, as upstream leaves it.
+ */
+export function statusPatch(desired: Record<string, unknown>, current: unknown): Record<string, unknown> | undefined {
+  const cur = isPlainObject(current) ? current : {};
+  const patch: Record<string, unknown> = {};
+  for (const [k, want] of Object.entries(desired)) {
+    const have = cur[k];
+    if (want === undefined || want === null) {
+      if (have !== undefined && have !== null && have !== '') patch[k] = null;
+    } else if (isPlainObject(want)) {
+      if (isPlainObject(have)) {
+        const sub = statusPatch(want, have);
+        if (sub) patch[k] = sub;
+      } else patch[k] = dropAbsent(want);
+    } else if (!sameValue(want, have)) patch[k] = want;
+  }
+  return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function dropAbsent(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== null) out[k] = isPlainObject(v) ? dropAbsent(v) : v;
+  return out;
+}
+
+function sameValue(desired: unknown, current: unknown): boolean {
   if (Array.isArray(desired)) {
-    return Array.isArray(current) && current.length === desired.length && desired.every((d, i) => statusEqual(d, current[i]));
+    return Array.isArray(current) && current.length === desired.length && desired.every((d, i) => sameValue(d, current[i]));
   }
-  if (desired && typeof desired === 'object') {
-    if (!current || typeof current !== 'object') return false;
-    return Object.entries(desired).every(([k, v]) => statusEqual(v, (current as Record<string, unknown>)[k]));
+  if (isPlainObject(desired)) {
+    return isPlainObject(current) && Object.entries(desired).every(([k, v]) => sameValue(v, current[k]));
   }
-  if (desired === '' && current === undefined) return true;
+  if (desired === '' && (current === undefined || current === null)) return true;
   return desired === current;
 }

@@ -60,7 +60,7 @@ export class Caches {
     this.snapshots = input('InstanceSnapshot');
     this.namespaces = input('Namespace');
     this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}` });
-    this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume' });
+    this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume', transform: persistentVolumeProjection });
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     for (const { apiVersion, kind } of CHILD_KINDS) {
       // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
@@ -91,6 +91,17 @@ export class Caches {
     return this.children.get(`${apiVersion}/${kind}`);
   }
 
+  /** The informer holding objects of a kind we write (children first: the `v1/Secret` one is ours). */
+  informerOf(apiVersion: string, kind: string): Informer | undefined {
+    return this.child(apiVersion, kind) ?? this.all.find((i) => i.options.apiVersion === apiVersion && i.options.kind === kind && !i.options.fieldSelector);
+  }
+
+  /** The server's answer to a write of ours, until the watch brings it (`Informer.noteWritten`). */
+  noteWritten(answer: unknown): void {
+    const o = answer as CachedObject | undefined;
+    if (o?.apiVersion && o.kind && o.metadata?.name) this.informerOf(o.apiVersion, o.kind)?.noteWritten(o);
+  }
+
   /** The live object of a rendered object, from the cache of its kind. */
   liveOf(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): CachedObject | undefined {
     return this.child(obj.apiVersion, obj.kind)?.get(obj.metadata.namespace, obj.metadata.name);
@@ -105,11 +116,38 @@ export class Caches {
     const out: SourcedObject[] = [];
     const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
     // Validation applies the CRD defaults in place: the cache keeps the object as the server sent it.
-    checkObject(structuredClone(obj), source, problems, out);
+    checkObject(cloneJson(obj), source, problems, out);
     if (out.length === 1) this.inventory.upsert(out[0].object, source);
     else {
       this.inventory.remove(obj as unknown as InputObject);
       this.options.onInvalid?.(obj, problems);
     }
   }
+}
+
+/**
+ * A deep copy of JSON data (what the API server sends) whose objects and lists are new but whose
+ * strings are shared: unlike structuredClone, the Inventory's copy of an input object does not
+ * duplicate its strings (an Instance's frozen Template spec is most of it).
+ */
+export function cloneJson<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(cloneJson) as T;
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = cloneJson((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+/**
+ * What the controller reads of a PersistentVolume (the MyDrive share of a bound PVC): its
+ * `claimRef` and CSI `volumeAttributes`. The informer lists every PV of the cluster; the rest of
+ * each (node affinity, mount options, annotations, status) is not kept.
+ */
+export function persistentVolumeProjection(pv: CachedObject): CachedObject {
+  const spec = (pv.spec ?? {}) as { claimRef?: { namespace?: string; name?: string }; csi?: { volumeAttributes?: Record<string, string> } };
+  const { name, namespace, uid, resourceVersion } = pv.metadata;
+  const kept: Record<string, unknown> = {};
+  if (spec.claimRef) kept.claimRef = { namespace: spec.claimRef.namespace, name: spec.claimRef.name };
+  if (spec.csi?.volumeAttributes) kept.csi = { volumeAttributes: spec.csi.volumeAttributes };
+  return { apiVersion: pv.apiVersion, kind: pv.kind, metadata: { name, namespace, uid, resourceVersion }, spec: kept };
 }

@@ -151,8 +151,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   watchWorkspaces(caches, enqueue);
   watchSnapshots(caches, enqueue);
   for (const inf of new Set(caches.children.values())) {
-    inf.on((_type, obj, old) => {
-      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    inf.on((_type, obj, old, own) => {
+      // `own`: the echo of an apply or prune of the parent's reconcile, which saw the answer.
+      if (own || (old && old.metadata.resourceVersion === obj.metadata.resourceVersion)) return;
       const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
       if (parent && /^(Instance|Tenant|Workspace|InstanceSnapshot)\//.test(parent)) enqueue(parent);
       else if (obj.kind === 'VirtualMachineInstance' && obj.metadata.labels?.[LABEL.instance]) {

@@ -3,6 +3,11 @@
  * list's resourceVersion, resumes from the last seen resourceVersion (bookmarks included) when a
  * watch ends, and re-lists when the server answers 410 Gone. Objects are indexed by the
  * composer parent-id label, so children are found by their parent without scanning.
+ *
+ * Read-your-writes: the server's answer to one of our writes (`noteWritten`, `noteDeleted`) is
+ * what `get` returns until the watch delivers that very resourceVersion. So a reconcile that runs
+ * right after our own write (before its watch event) neither repeats the write nor derives a
+ * status from the older copy; and handlers are told when an event only echoes our write.
  */
 import { COMPOSER } from '../model/labels.ts';
 import { jitter, KubeApiError, type KubeClient, type WatchHandle } from './kube-client.ts';
@@ -27,7 +32,23 @@ export interface CachedObject {
 }
 
 export type InformerEvent = 'add' | 'update' | 'delete';
-export type InformerHandler = (type: InformerEvent, obj: CachedObject, old?: CachedObject) => void;
+/**
+ * `own`: the event brings exactly what a write noted with `noteWritten`/`noteDeleted` returned
+ * (its echo), so the reconcile that wrote it has already seen it. Never set after a re-list.
+ */
+export type InformerHandler = (type: InformerEvent, obj: CachedObject, old: CachedObject | undefined, own: boolean) => void;
+
+/** A write of ours whose watch event is still due. */
+interface PendingWrite {
+  /** The server's answer; null: we deleted the object. */
+  obj: CachedObject | null;
+  /** resourceVersions of our earlier writes to the object whose events are due too. */
+  earlier: Set<string>;
+  at: number;
+}
+
+/** How long an answer stands in for the watch (a watch that lags longer: the cache is used again). */
+export const PENDING_WRITE_TTL_MS = 60_000;
 
 export interface InformerOptions {
   apiVersion: string;
@@ -38,6 +59,8 @@ export interface InformerOptions {
   onError?: (err: Error) => void;
   /** Called after every (re-)list, with the reason. */
   onList?: (reason: 'initial' | 'gone' | 'error') => void;
+  /** What of an object the cache keeps (a projection of the fields read), after managedFields are dropped. */
+  transform?: (obj: CachedObject) => CachedObject;
 }
 
 export function cacheKey(obj: { metadata: { name: string; namespace?: string } }): string {
@@ -49,6 +72,8 @@ export class Informer {
   private readonly byParent = new Map<string, Set<string>>();
   private readonly indexers = new Map<string, { fn: (o: CachedObject) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandler[] = [];
+  private readonly pending = new Map<string, PendingWrite>();
+  private writesSinceSweep = 0;
   private resourceVersion = '';
   private watchHandle?: WatchHandle;
   private stopped = false;
@@ -76,13 +101,86 @@ export class Informer {
     this.handlers.push(handler);
   }
 
+  /** The cached object, or the server's answer to our later write (see the module comment). */
   get(namespace: string | undefined, name: string): CachedObject | undefined {
-    return this.store.get(namespace ? `${namespace}/${name}` : name);
+    const key = namespace ? `${namespace}/${name}` : name;
+    const p = this.pendingOf(key);
+    return p ? (p.obj ?? undefined) : this.store.get(key);
   }
 
-  /** Objects labelled with a parent id (the index, not a scan). */
+  /** Objects labelled with a parent id (the index, not a scan), less those we just deleted. */
   byParentId(id: string): CachedObject[] {
-    return [...(this.byParent.get(id) ?? [])].map((k) => this.store.get(k)!).filter(Boolean);
+    return [...(this.byParent.get(id) ?? [])].filter((k) => this.pendingOf(k)?.obj !== null).map((k) => this.store.get(k)!).filter(Boolean);
+  }
+
+  /**
+   * Records the server's answer to a write of ours (apply, patch; a delete that left the object
+   * terminating). Only the writer's own key may skip the echo (see `InformerHandler`), so only
+   * writes made by the reconcile of the key that this informer's events enqueue are noted.
+   */
+  noteWritten(answer: CachedObject): void {
+    const rv = answer.metadata?.resourceVersion;
+    if (!rv || !this.selects(answer)) return;
+    const obj = this.keep({ ...answer, apiVersion: this.options.apiVersion, kind: this.options.kind });
+    const key = cacheKey(obj);
+    const prev = this.pendingOf(key);
+    if (!prev && this.store.get(key)?.metadata.resourceVersion === rv) return; // a no-op write
+    const earlier = new Set(prev?.earlier);
+    const prevRv = prev?.obj?.metadata.resourceVersion;
+    if (prevRv && prevRv !== rv) earlier.add(prevRv);
+    this.setPending(key, { obj, earlier, at: Date.now() });
+  }
+
+  /** Records that we deleted an object (it is gone, not terminating). */
+  noteDeleted(namespace: string | undefined, name: string): void {
+    const key = namespace ? `${namespace}/${name}` : name;
+    if (!this.store.has(key) && !this.pendingOf(key)) return;
+    this.setPending(key, { obj: null, earlier: new Set(), at: Date.now() });
+  }
+
+  private setPending(key: string, p: PendingWrite): void {
+    this.pending.set(key, p);
+    if (++this.writesSinceSweep < 1000) return;
+    // Answers whose echo never came (a watch down for long): dropped, not kept forever.
+    this.writesSinceSweep = 0;
+    for (const k of [...this.pending.keys()]) this.pendingOf(k);
+  }
+
+  private pendingOf(key: string): PendingWrite | undefined {
+    const p = this.pending.get(key);
+    if (p && Date.now() - p.at > PENDING_WRITE_TTL_MS) {
+      this.pending.delete(key);
+      return undefined;
+    }
+    return p;
+  }
+
+  /**
+   * Whether a watch event echoes a pending write of ours, settling it: the echo of the last
+   * write clears it, an echo of an earlier one keeps it, any other event (someone else's write)
+   * drops it, so `get` falls back to the cache.
+   */
+  private settle(key: string, rv: string | undefined, deleted: boolean): boolean {
+    const p = this.pendingOf(key);
+    if (!p) return false;
+    if (deleted || p.obj?.metadata.resourceVersion === rv) {
+      this.pending.delete(key);
+      return deleted ? p.obj === null : true;
+    }
+    if (rv !== undefined && p.earlier.delete(rv)) return true;
+    this.pending.delete(key);
+    return false;
+  }
+
+  /** Whether the object matches this informer's selector (the `k=v` and `k` forms we use). */
+  private selects(obj: CachedObject): boolean {
+    if (this.options.fieldSelector) return false;
+    for (const term of (this.options.labelSelector ?? '').split(',').filter(Boolean)) {
+      const [k, v] = term.split('=');
+      const has = obj.metadata.labels?.[k];
+      if (has === undefined || (v !== undefined && has !== v)) return false;
+    }
+    return true;
   }
 
   /** Adds a secondary index (e.g. Instances by Template); add before `start()`. */
@@ -119,6 +217,11 @@ export class Informer {
     this.startWatch();
   }
 
+  private keep(obj: CachedObject): CachedObject {
+    const slimmed = slim(obj);
+    return this.options.transform && slimmed.metadata ? this.options.transform(slimmed) : slimmed;
+  }
+
   /** Exponential, jittered, at least the server's Retry-After: informers don't retry in lockstep. */
   private retryDelay(err?: unknown): number {
     const n = this.failures++;
@@ -141,7 +244,7 @@ export class Informer {
           query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: 500, continue: cont },
         });
         const apiVersion = this.options.apiVersion;
-        for (const it of page.items) items.push(slim({ ...it, apiVersion, kind: this.options.kind }));
+        for (const it of page.items) items.push(this.keep({ ...it, apiVersion, kind: this.options.kind }));
         cont = page.metadata.continue || undefined;
         rv = page.metadata.resourceVersion;
       } while (cont);
@@ -204,22 +307,25 @@ export class Informer {
       }
       return;
     }
-    const obj = slim({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
+    const obj = this.keep({ ...e.object, apiVersion: this.options.apiVersion, kind: this.options.kind } as CachedObject);
     if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
     this.failures = 0;
     if (e.type === 'BOOKMARK') return;
     const key = cacheKey(obj);
     const old = this.store.get(key);
+    const own = this.settle(key, obj.metadata.resourceVersion, e.type === 'DELETED');
     if (e.type === 'DELETED') {
       this.delete(key);
-      this.emit('delete', obj);
+      this.emit('delete', obj, undefined, own);
     } else {
       this.put(key, obj);
-      this.emit(old ? 'update' : 'add', obj, old);
+      this.emit(old ? 'update' : 'add', obj, old, own);
     }
   }
 
   private replace(items: CachedObject[]): void {
+    // A list may predate a write of ours: its events are never echoes, and the cache is used.
+    this.pending.clear();
     const seen = new Set<string>();
     for (const obj of items) {
       const key = cacheKey(obj);
@@ -276,10 +382,10 @@ export class Informer {
     this.store.delete(key);
   }
 
-  private emit(type: InformerEvent, obj: CachedObject, old?: CachedObject): void {
+  private emit(type: InformerEvent, obj: CachedObject, old?: CachedObject, own = false): void {
     for (const h of this.handlers) {
       try {
-        h(type, obj, old);
+        h(type, obj, old, own);
       } catch (e) {
         this.options.onError?.(e as Error);
       }

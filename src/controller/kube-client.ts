@@ -1,7 +1,8 @@
 /**
- * A small Kubernetes REST client for the controller: one keep-alive HTTPS agent, a token-bucket rate limit
- * (`--client-qps`, `--client-max-burst`), JSON requests, streaming watches, and a request hook that
- * tests use to count writes. Objects go on the wire exactly as rendered (no generated models).
+ * A small Kubernetes REST client for the controller: one keep-alive HTTPS agent, token-bucket rate
+ * limits per resource type (`--client-qps`, `--client-max-burst`), JSON requests, streaming
+ * watches, and a request hook that tests use to count writes. Objects go on the wire exactly as
+ * rendered (no generated models).
  */
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -33,9 +34,10 @@ export interface RequestRecord {
 }
 
 export interface KubeClientOptions {
+  /** Requests a second and burst, per resource type (`rateLimitKey`); qps ≤ 0: no limit. */
   qps?: number;
   burst?: number;
-  /** Called before every request (not for watches); tests count writes with it. */
+  /** Called before every request, once it passed the rate limit (not for watches); tests count writes with it. */
   onRequest?: (r: RequestRecord) => void;
   /** Called with the HTTP status of every answer, watches included (tests count 403s with it). */
   onResponse?: (r: RequestRecord & { code: number }) => void;
@@ -101,6 +103,43 @@ export class TokenBucket {
   }
 }
 
+/** Subresources of a Namespace (`/api/v1/namespaces/<name>/status`), as the API server parses paths. */
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+/**
+ * The rate-limit bucket of a request: its group/version/resource (subresources share their
+ * resource's), and lists (a collection GET: the informers) a bucket of their own. That is how the
+ * Go operators are limited: controller-runtime builds one REST client, with its own token bucket
+ * at the configured QPS and burst, per resource type, and its cache lists through clients of its
+ * own. A path outside `/api` and `/apis` is its own bucket.
+ */
+export function rateLimitKey(method: string, path: string): string {
+  const segs = path.split('?')[0].split('/').filter(Boolean);
+  let gv: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 2) [gv, rest] = [segs[1], segs.slice(2)];
+  else if (segs[0] === 'apis' && segs.length >= 3) [gv, rest] = [`${segs[1]}/${segs[2]}`, segs.slice(3)];
+  else return `/${segs.join('/')}`;
+  if (rest[0] === 'namespaces' && rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+  return `${gv}/${rest[0] ?? ''}${method === 'GET' && rest.length === 1 ? ' (list)' : ''}`;
+}
+
+/** One token bucket per `rateLimitKey`, each at `qps` and `burst` (qps ≤ 0: no limit). Watches take none, as in client-go. */
+export class ResourceRateLimiter {
+  private readonly buckets = new Map<string, TokenBucket>();
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {}
+  take(method: string, path: string): Promise<void> {
+    if (this.qps <= 0) return Promise.resolve();
+    const key = rateLimitKey(method, path);
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = new TokenBucket(this.qps, this.burst)));
+    return bucket.take();
+  }
+}
+
 export interface WatchHandle {
   stop(): void;
 }
@@ -115,7 +154,7 @@ export class KubeClient {
   readonly server: string;
   private credentials?: { at: number; promise: Promise<https.RequestOptions> };
   private agent?: NodeAgent;
-  private readonly limiter: TokenBucket;
+  private readonly limiter: ResourceRateLimiter;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -124,7 +163,7 @@ export class KubeClient {
     const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw new Error('kubeconfig has no current cluster');
     this.server = server;
-    this.limiter = new TokenBucket(options.qps ?? 100, Math.max(1, options.burst ?? 100));
+    this.limiter = new ResourceRateLimiter(options.qps ?? 100, Math.max(1, options.burst ?? 100));
   }
 
   /**
@@ -202,7 +241,7 @@ export class KubeClient {
   }
 
   private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
-    await this.limiter.take();
+    await this.limiter.take(method, path);
     this.options.onRequest?.({ method, path });
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));

@@ -20,7 +20,7 @@ import { isNotFound } from './kube-client.ts';
 import { prettyNameFor } from './pretty-name.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
-  const live = ctx.caches.instances.get(namespace, name);
+  let live = ctx.caches.instances.get(namespace, name);
   if (!live || live.metadata.deletionTimestamp) return {}; // children are garbage-collected
   const inv = ctx.caches.inventory;
   let instance = inv.instances.get(`${namespace}/${name}`);
@@ -56,7 +56,9 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
       body: patch,
       contentType: 'application/merge-patch+json',
     });
-    // Compose from what the server now holds (the watch event will bring the same object).
+    // Compose from what the server now holds; its watch event (the echo) does not requeue us.
+    ctx.caches.instances.noteWritten(updated);
+    live = ctx.caches.instances.get(namespace, name) ?? live;
     instance = { ...instance, metadata: { ...instance.metadata, ...updated.metadata }, spec: { ...instance.spec, ...(patch.spec ?? {}) } } as Instance;
     inv.upsert(instance, inv.sourceOf(inv.instances.get(`${namespace}/${name}`)!));
   }
@@ -83,18 +85,24 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
 
   const result = planInstance(instance, inv, ctx.config);
   const plan = result.plan!;
+  // The children as the apply left them: the server's answers (a Deployment created a moment ago
+  // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
+  // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.
+  const childOf = (apiVersion: string, kind: string, name: string) =>
+    (outcome.live.get(`${kind}/${namespace}/${name}`) ?? ctx.caches.child(apiVersion, kind)?.get(namespace, name)) as Record<string, unknown> | undefined;
   const phases: InstancePhase[] = plan.environments.map((env) => {
-    const get = (apiVersion: string, kind: string) => ctx.caches.child(apiVersion, kind)?.get(namespace, env.name) as never;
+    const get = (apiVersion: string, kind: string) => childOf(apiVersion, kind, env.name) as never;
     if (env.isVM) {
       const vmi = get('kubevirt.io/v1', 'VirtualMachineInstance');
       return env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
     }
     return deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
   });
-  const service = plan.environments[0] && ctx.caches.child('v1', 'Service')?.get(namespace, plan.environments[0].name);
+  const service = plan.environments[0] && childOf('v1', 'Service', plan.environments[0].name);
   const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
   const phase = aggregatePhase(phases);
-  const status: Record<string, unknown> = { phase, url: plan.url ?? '', ip };
+  // Empty fields are left out, and removed when they become empty (see `statusPatch`).
+  const status: Record<string, unknown> = { phase: phase || undefined, url: plan.url || undefined, ip: ip || undefined };
   // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
   const current = live.status as { initialReadyTime?: string } | undefined;
   if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
@@ -136,8 +144,9 @@ export function watchInstances(caches: Caches, enqueue: (key: string) => void): 
     return ref?.name ? [ref.name] : [];
   });
   caches.instances.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
-  caches.instances.on((type, obj, old) => {
-    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+  caches.instances.on((type, obj, old, own) => {
+    // `own`: the echo of this reconciler's own label patch, already composed from.
+    if (own || (type === 'update' && old && !metadataOrSpecChanged(obj, old))) return;
     enqueue(instanceKey(obj));
   });
   caches.templates.on((type, obj, old) => {

@@ -37,7 +37,7 @@ it(`converges a lab of ${INSTANCES} instances, then resyncs with zero writes`, a
   });
   await Promise.all(instances.map((o) => create(o)));
   await waitFor(
-    async () => (await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs })).every((i) => i.status?.phase !== undefined),
+    async () => (await listObjects<any>('crownlabs.polito.it/v1alpha2', 'Instance', { namespace: l.tenantNs })).every((i) => i.status !== undefined),
     { timeoutMs: 120_000, intervalMs: 250, message: 'every instance has a status' },
   );
   await ctl.handle.idle();

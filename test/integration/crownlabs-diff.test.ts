@@ -68,7 +68,7 @@ describe('crownlabs diff after the controller applied a lab', () => {
       });
       for (const o of l.inputs.namespaced) await create(o);
       const inst = (name: string) => getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name, namespace: l.tenantNs } });
-      await waitFor(async () => (await Promise.all(['vm-1', 'desk-1', 'app-1'].map(inst))).every((i) => i?.status?.phase !== undefined), { timeoutMs: 60_000, message: 'instances reconciled' });
+      await waitFor(async () => (await Promise.all(['vm-1', 'desk-1', 'app-1'].map(inst))).every((i) => i?.status !== undefined), { timeoutMs: 60_000, message: 'instances reconciled' });
       await ctl.handle.idle();
     } finally {
       await ctl.handle.stop();

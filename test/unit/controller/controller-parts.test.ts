@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseDuration } from '../../../src/cli/controller.ts';
 import { liveHoldsRendered, firstDifference } from '../../../src/controller/live-compare.ts';
 import { prettyNameFor } from '../../../src/controller/pretty-name.ts';
 import { goDuration } from '../../../src/controller/reconcile-instance.ts';
-import { jitter, parseRetryAfter, TokenBucket } from '../../../src/controller/kube-client.ts';
+import { jitter, parseRetryAfter, rateLimitKey, ResourceRateLimiter, TokenBucket } from '../../../src/controller/kube-client.ts';
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
 import { parseAddr } from '../../../src/controller/http-endpoints.ts';
 
@@ -142,14 +142,66 @@ describe('kube client helpers', () => {
   });
 });
 
-describe('token bucket', () => {
+describe('token bucket (fake clock)', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** How many of `n` takes have passed, after each of the given clock advances (ms). */
+  async function passed(take: () => Promise<void>, n: number, steps: number[]): Promise<number[]> {
+    let done = 0;
+    for (let i = 0; i < n; i++) void take().then(() => done++);
+    const out: number[] = [];
+    for (const ms of steps) {
+      await vi.advanceTimersByTimeAsync(ms);
+      out.push(done);
+    }
+    return out;
+  }
+
   it('lets a burst through at once, then paces at qps', async () => {
+    vi.useFakeTimers();
     const b = new TokenBucket(50, 5);
-    const t0 = Date.now();
-    for (let i = 0; i < 10; i++) await b.take();
-    const elapsed = Date.now() - t0;
-    expect(elapsed).toBeGreaterThanOrEqual(80); // 5 more tokens at 50/s ≈ 100 ms
-    expect(elapsed).toBeLessThan(400);
+    // 5 at once, then one every 20 ms (at 20, 40, 60, 80, 100 ms).
+    expect(await passed(() => b.take(), 10, [0, 20, 59, 1, 19, 1])).toEqual([5, 6, 8, 9, 9, 10]);
+  });
+
+  it('limits each resource type on its own, as the Go operators\' one REST client per type', async () => {
+    vi.useFakeTimers();
+    const l = new ResourceRateLimiter(10, 2);
+    const dep = (sub = '') => () => l.take('PATCH', `/apis/apps/v1/namespaces/ns/deployments/d${sub}`);
+    const svc = () => l.take('PATCH', '/api/v1/namespaces/ns/services/s');
+    // The Deployments' bucket is drained; Services (and lists of Deployments) still have theirs.
+    expect(await passed(dep(), 2, [0])).toEqual([2]);
+    expect(await passed(svc, 2, [0])).toEqual([2]);
+    expect(await passed(() => l.take('GET', '/apis/apps/v1/deployments'), 2, [0])).toEqual([2]);
+    // The status subresource shares the Deployments' bucket: 10/s.
+    expect(await passed(dep('/status'), 2, [0, 99, 1, 100])).toEqual([0, 0, 1, 2]);
+  });
+
+  it('qps 0 is no limit', async () => {
+    vi.useFakeTimers();
+    const l = new ResourceRateLimiter(0, 1);
+    expect(await passed(() => l.take('PATCH', '/api/v1/namespaces/ns/services/s'), 50, [0])).toEqual([50]);
+  });
+});
+
+describe('rateLimitKey', () => {
+  it.each([
+    ['PATCH', '/apis/apps/v1/namespaces/ns/deployments/d', 'apps/v1/deployments'],
+    ['PATCH', '/apis/apps/v1/namespaces/ns/deployments/d/status', 'apps/v1/deployments'],
+    ['GET', '/apis/apps/v1/namespaces/ns/deployments/d', 'apps/v1/deployments'],
+    ['GET', '/apis/apps/v1/deployments?labelSelector=a%3Db&limit=500', 'apps/v1/deployments (list)'],
+    ['GET', '/apis/apps/v1/namespaces/ns/deployments', 'apps/v1/deployments (list)'],
+    ['DELETE', '/api/v1/namespaces/ns/services/s', 'v1/services'],
+    ['PATCH', '/api/v1/namespaces/tenant-a', 'v1/namespaces'],
+    ['PUT', '/api/v1/namespaces/tenant-a/finalize', 'v1/namespaces'],
+    ['PATCH', '/api/v1/namespaces/status/services/s', 'v1/services'],
+    ['GET', '/api/v1/namespaces', 'v1/namespaces (list)'],
+    ['PATCH', '/apis/crownlabs.polito.it/v1alpha2/namespaces/ns/instances/i/status', 'crownlabs.polito.it/v1alpha2/instances'],
+    ['PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/l', 'coordination.k8s.io/v1/leases'],
+    ['PATCH', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/b', 'rbac.authorization.k8s.io/v1/clusterrolebindings'],
+    ['GET', '/version', '/version'],
+  ])('%s %s → %s', (method, path, key) => {
+    expect(rateLimitKey(method, path)).toBe(key);
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KubeClient } from '../../../src/controller/kube-client.ts';
 import { makeServingCert } from '../../support/tls.ts';
 
@@ -66,6 +66,25 @@ describe('KubeClient connections', () => {
     expect(afterBurst).toBeLessThanOrEqual(4);
     for (let i = 0; i < 10; i++) await client.request('GET', `/api/v1/namespaces/b-${i}`);
     expect(connections).toBe(afterBurst);
+  });
+
+  it('rate-limits per resource type: a drained Deployments bucket does not hold a Service write (fake clock)', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    try {
+      const passed: string[] = [];
+      const client = new KubeClient(kubeConfig, { qps: 1, burst: 1, onRequest: (r) => passed.push(r.path) });
+      const sent = ['/apis/apps/v1/namespaces/ns/deployments/a', '/apis/apps/v1/namespaces/ns/deployments/b', '/api/v1/namespaces/ns/services/s'].map((p) =>
+        client.request('PATCH', p, { body: {}, contentType: 'application/merge-patch+json' }),
+      );
+      await vi.advanceTimersByTimeAsync(0);
+      expect(passed).toEqual(['/apis/apps/v1/namespaces/ns/deployments/a', '/api/v1/namespaces/ns/services/s']);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(passed).toContain('/apis/apps/v1/namespaces/ns/deployments/b');
+      vi.useRealTimers();
+      await Promise.all(sent);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('sends a DELETE body with its length, so that the server reads it and the kept-alive connection stays usable', async () => {
