@@ -9,6 +9,11 @@ import { fieldPath, type Problem } from './problems.ts';
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]|\\U0000[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** String.prototype.isWellFormed (ES2024, not in this project's TypeScript lib): no lone surrogate. */
+export function isWellFormed(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
+
 /** False when the text spells no surrogate escape, so that its documents need no walk. */
 export function mayHoldLoneSurrogates(text: string): boolean {
   return SURROGATE_ESCAPE.test(text);

@@ -81,16 +81,21 @@ const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT
  */
 export const REVIEW_LIMITS = { uid: 128, name: 253, string: 4096, groups: 1024, depth: 64 } as const;
 
-/** Nesting depth of a JSON value (iterative: the value may be deeper than the stack). */
-function depthOver(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
+/**
+ * Where a JSON value nests deeper than `max` (iterative: the value may be deeper than the stack):
+ * the path of the first such node, its first segments only, or undefined.
+ */
+function tooDeepAt(value: unknown, max: number): string | undefined {
+  const stack: [unknown, number, string][] = [[value, 0, '']];
   while (stack.length) {
-    const [v, d] = stack.pop()!;
+    const [v, d, at] = stack.pop()!;
     if (typeof v !== 'object' || v === null) continue;
-    if (d >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    if (d >= max) return at;
+    const segment = (k: string | number) => (d < 6 ? (typeof k === 'number' ? `${at}[${k}]` : `${at}.${k}`) : d === 6 ? `${at}…` : at);
+    if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, d + 1, segment(i)]));
+    else for (const [k, child] of Object.entries(v)) stack.push([child, d + 1, segment(k)]);
   }
-  return false;
+  return undefined;
 }
 
 const isShortString = (v: unknown, max: number = REVIEW_LIMITS.string): v is string => typeof v === 'string' && v.length <= max;
@@ -127,7 +132,8 @@ function requestProblem(r: Record<string, unknown>): string | undefined {
   if (userInfo) return userInfo;
   if (r.dryRun !== undefined && typeof r.dryRun !== 'boolean') return 'request.dryRun is not a boolean';
   for (const f of ['object', 'oldObject'] as const) {
-    if (depthOver(r[f], REVIEW_LIMITS.depth)) return `request.${f} is nested deeper than ${REVIEW_LIMITS.depth} levels`;
+    const deep = tooDeepAt(r[f], REVIEW_LIMITS.depth);
+    if (deep !== undefined) return `request.${f}${deep} is nested deeper than ${REVIEW_LIMITS.depth} levels`;
   }
   return undefined;
 }
