@@ -20,7 +20,7 @@ import type { Problem } from '../api/problems.ts';
 import type { InputObject } from '../api/types.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES } from './rules.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES, resourceRequirementIssues } from './rules.ts';
 
 interface Identified {
   kind: string;
@@ -87,6 +87,17 @@ export function objectIssues(object: Identified): { field: string; message: stri
     // A Service's selector is a label map; a workload's is a LabelSelector.
     labels(o.kind === 'Service' ? spec.selector : spec.selector.matchLabels, o.kind === 'Service' ? 'spec.selector' : 'spec.selector.matchLabels', out);
   }
+  // Container names come from Template environment names: the API server wants DNS labels.
+  const podSpec = o.kind === 'Pod' ? spec : isObj(spec.template) && isObj(spec.template.spec) ? spec.template.spec : {};
+  const podAt = o.kind === 'Pod' ? 'spec' : 'spec.template.spec';
+  for (const list of ['initContainers', 'containers'] as const) {
+    (Array.isArray(podSpec[list]) ? podSpec[list] : []).forEach((c, i) => {
+      const cname = isObj(c) ? c.name : undefined;
+      if (typeof cname === 'string' && !isDns1123Label(cname)) out.push({ field: `${podAt}.${list}[${i}].name`, message: `invalid value ${JSON.stringify(cname)}: ${NAME_MESSAGES.dns1123Label}` });
+      if (isObj(c)) resourceRequirementIssues(c.resources, false, (segments, message) => out.push({ field: `${podAt}.${list}[${i}].resources.${segments.join('.')}`, message }));
+    });
+  }
+  if (o.kind === 'PersistentVolumeClaim') resourceRequirementIssues(spec.resources, true, (segments, message) => out.push({ field: `spec.resources.${segments.join('.')}`, message }));
   if (o.kind === 'Ingress') {
     (Array.isArray(spec.rules) ? spec.rules : []).forEach((r, i) => {
       if (isObj(r) && typeof r.host === 'string' && !isIngressHost(r.host)) out.push({ field: `spec.rules[${i}].host`, message: `invalid host ${JSON.stringify(r.host)}: ${NAME_MESSAGES.dns1123Subdomain}, not an IP address` });

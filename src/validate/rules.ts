@@ -187,6 +187,35 @@ function selectorIsEmpty(selector: Record<string, unknown>): boolean {
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 
+/**
+ * validateResourceRequirements / ValidateResourceQuantityValue of a container's resources, or
+ * (`volume`) ValidatePersistentVolumeClaimSpec's, where only storage matters. Shared by
+ * `validate` (an ajv keyword) and the pre-write checks of synth and gitops.
+ */
+export function resourceRequirementIssues(data: unknown, volume: boolean, push: (segments: (string | number)[], message: string) => void): void {
+  if (!isObject(data)) return;
+  const limits = isObject(data.limits) ? data.limits : {};
+  const requests = isObject(data.requests) ? data.requests : {};
+  for (const [part, map] of [['limits', limits], ['requests', requests]] as const) {
+    for (const [name, value] of Object.entries(map)) {
+      if (!volume && !STANDARD_CONTAINER_RESOURCES.has(name) && !name.startsWith('hugepages-') && !(name.includes('/') && isQualifiedName(name))) {
+        push([part, name], `${show(name)} is not a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-*, or a domain-prefixed extended resource)`);
+      }
+      const q = quantity(value);
+      if (q && q.sign() < 0) push([part, name], `${show(value)}: must be greater than or equal to 0`);
+    }
+  }
+  for (const [name, value] of Object.entries(requests)) {
+    const req = quantity(value);
+    const lim = quantity(limits[name]);
+    if (req && lim && req.cmp(lim) > 0) push(['requests', name], `${show(value)}: must be less than or equal to ${name} limit of ${lim.toString()}`);
+  }
+  if (volume && requests.storage !== undefined) {
+    const storage = quantity(requests.storage);
+    if (storage && storage.sign() <= 0) push(['requests', 'storage'], `${show(requests.storage)}: must be greater than zero`);
+  }
+}
+
 /** Registers every format and keyword the rules (and the schema conversions) use. */
 export function registerRules(ajv: Ajv): void {
   for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.validate });
@@ -270,30 +299,7 @@ export function registerRules(ajv: Ajv): void {
 
   // validateResourceRequirements / ValidateResourceQuantityValue (containers) and
   // ValidatePersistentVolumeClaimSpec's resources (`{ volume: true }`: storage only matters).
-  keyword(ajv, 'k8sResourceRequirements', (data, schema, push) => {
-    if (!isObject(data)) return;
-    const volume = isObject(schema) && schema.volume === true;
-    const limits = isObject(data.limits) ? data.limits : {};
-    const requests = isObject(data.requests) ? data.requests : {};
-    for (const [part, map] of [['limits', limits], ['requests', requests]] as const) {
-      for (const [name, value] of Object.entries(map)) {
-        if (!volume && !STANDARD_CONTAINER_RESOURCES.has(name) && !name.startsWith('hugepages-') && !(name.includes('/') && isQualifiedName(name))) {
-          push([part, name], `${show(name)} is not a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-*, or a domain-prefixed extended resource)`);
-        }
-        const q = quantity(value);
-        if (q && q.sign() < 0) push([part, name], `${show(value)}: must be greater than or equal to 0`);
-      }
-    }
-    for (const [name, value] of Object.entries(requests)) {
-      const req = quantity(value);
-      const lim = quantity(limits[name]);
-      if (req && lim && req.cmp(lim) > 0) push(['requests', name], `${show(value)}: must be less than or equal to ${name} limit of ${lim.toString()}`);
-    }
-    if (volume && requests.storage !== undefined) {
-      const storage = quantity(requests.storage);
-      if (storage && storage.sign() <= 0) push(['requests', 'storage'], `${show(requests.storage)}: must be greater than zero`);
-    }
-  });
+  keyword(ajv, 'k8sResourceRequirements', (data, schema, push) => resourceRequirementIssues(data, isObject(schema) && schema.volume === true, push));
 
   // ValidateResourceQuotaSpec: hard amounts are non-negative.
   keyword(ajv, 'k8sNonNegativeQuantities', (data, _s, push) => {

@@ -172,7 +172,12 @@ function checkExpectedRejections(made: CaseFiles, errors: readonly Problem[]): v
     }
   }
   for (const { file, key } of made.expect.unknownFields) {
-    const named = errors.some((p) => p.file === file && (p.field?.endsWith(key) || p.field?.endsWith(`${JSON.stringify(key)}]`)));
+    // Named: the error's field is the unknown key, or lies below it (another refusal of its value,
+    // e.g. a lone surrogate inside it, is found first and still names the field).
+    const bracket = `[${JSON.stringify(key)}]`;
+    const names = (field: string) =>
+      field.endsWith(key) || field.includes(bracket) || [`${key}.`, `${key}[`].some((below) => field.startsWith(below) || field.includes(`.${below}`));
+    const named = errors.some((p) => p.file === file && p.field !== undefined && names(p.field));
     if (!named) fail(`unknown field "${key}" in ${file} is not reported as an error naming it (#14.16)${errors.length ? `; the errors:\n${shown(errors)}` : ' (accepted)'}`);
   }
 }

@@ -12,7 +12,7 @@ import { formatProblem } from '../../../src/api/problems.ts';
 import { LabSession } from '../../../src/cli/lab-session.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';
-import { checkRenderedSets, parentSource } from '../../../src/validate/prewrite.ts';
+import { checkRenderedSets, objectIssues, parentSource } from '../../../src/validate/prewrite.ts';
 import { validateRenderedSets } from '../../../src/validate/validator.ts';
 import { crownlabs, ROOT } from '../../support/cli.ts';
 import { lab, testConfig } from '../../support/lab.ts';
@@ -22,7 +22,7 @@ type Any = any;
 
 /** The small test lab, with a second Instance `inst-one` next to `inst.one` in its own file. */
 function twinLab(dir: string, secondName = 'inst-one'): { first: string; second: string } {
-  const docs = lab({ env: { environmentType: 'Container', persistent: true } });
+  const docs = lab({ env: { environmentType: 'Container', persistent: true, resources: { cpu: 2, reservedCPUPercentage: 25, memory: '2G', disk: '5Gi' } } });
   const first = join(dir, 'lab.yaml');
   writeFileSync(first, docs);
   const instance = JSON.parse(docs.split('\n---\n').at(-1)!);
@@ -251,5 +251,28 @@ describe('what the API server would refuse is refused before writing (#14.15)', 
     expect(cap.stderr).toContain('flag --cap-cpu: error: capCpu: must not be negative, not "-5"');
     expect(() => readFileSync(join(outs, 'url', 'tenants', 'john.doe.yaml'))).toThrow();
     expect(() => readFileSync(join(dir, 'cap', 'SECRETS.md'))).toThrow();
+  });
+});
+
+describe('container names (from Template environment names)', () => {
+  it('an empty or non-DNS container name in a pod template is refused before writing', () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'inst', namespace: 'tenant-a' },
+      spec: { template: { spec: { containers: [{ name: 'app' }, { name: '' }], initContainers: [{ name: 'Init_1' }] } } },
+    };
+    expect(objectIssues(deployment as never).map((i) => i.field)).toEqual(['spec.template.spec.initContainers[0].name', 'spec.template.spec.containers[1].name']);
+  });
+  it('a PVC of zero storage and requests over limits are refused before writing, as validate does', () => {
+    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'disk', namespace: 'tenant-a' }, spec: { resources: { requests: { storage: '0' } } } };
+    expect(objectIssues(pvc as never)).toEqual([{ field: 'spec.resources.requests.storage', message: '"0": must be greater than zero' }]);
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'inst', namespace: 'tenant-a' },
+      spec: { template: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }] } } },
+    };
+    expect(objectIssues(deployment as never).map((i) => i.field)).toEqual(['spec.template.spec.containers[0].resources.requests.cpu']);
   });
 });
