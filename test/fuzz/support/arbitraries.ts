@@ -162,13 +162,14 @@ export const textCase: fc.Arbitrary<DocCase> = fc.record({
   textOps: fc.array(textOp, { minLength: 1, maxLength: 3 }),
 });
 
-/** An alias bomb as a new field beside some value (in metadata, nothing reads it: it must still not hang a reader). */
+/** A billion laughs as a new field in metadata: nothing reads it, and it must still not hang a reader. */
 const bombSibling: fc.Arbitrary<TextOp> = fc.record({
   op: fc.constant('sibling' as const),
   file: nat,
   line: nat,
   key: fc.constantFrom('fuzz', 'x-fuzz'),
-  value: fc.record({ kind: fc.constant('bomb' as const), width: fc.integer({ min: 4, max: 10 }), depth: fc.integer({ min: 4, max: 10 }), as: fc.constantFrom('list' as const, 'map' as const) }),
+  value: fc.record({ kind: fc.constant('bomb' as const), width: fc.integer({ min: 8, max: 10 }), depth: fc.integer({ min: 8, max: 10 }), as: fc.constantFrom('list' as const, 'map' as const) }),
+  beside: fc.constant('metadata' as const),
 });
 
 /** Watch mode's cases: text edits, and more often than elsewhere an alias bomb (#14.12 hung watch mode). */

@@ -30,8 +30,11 @@ export type TextOp =
   | { op: 'swapLines'; file: number; a: number; b: number }
   /** Replaces the value of the n-th `key: value` line. */
   | { op: 'value'; file: number; line: number; value: TextValue }
-  /** Adds a `key: value` line beside the n-th one (same indentation): a new field, maybe one nothing reads. */
-  | { op: 'sibling'; file: number; line: number; key: string; value: TextValue }
+  /**
+   * Adds a `key: value` line beside the n-th one (same indentation): a new field, maybe one nothing
+   * reads; `metadata`: beside the n-th `metadata.name` (a field no reader checks).
+   */
+  | { op: 'sibling'; file: number; line: number; key: string; value: TextValue; beside?: 'metadata' }
   | { op: 'truncate'; file: number; at: number }
   | { op: 'whole'; file: number; how: 'crlf' | 'cr' | 'bom' | 'tabs' | 'nel-breaks' | 'ls-breaks' | 'yaml11-directive' | 'empty' | 'comment-only' | 'doc-end-markers' }
   | { op: 'extraFile'; name: string; content: string | readonly number[] };
@@ -322,7 +325,8 @@ function applyTextOp(texts: (string | Buffer)[], names: string[], op: TextOp): v
       return;
     }
     case 'sibling': {
-      const candidates = valueLines(lines);
+      const names = op.beside === 'metadata' ? valueLines(lines).filter((i) => /^ {2}name: /.test(lines[i])) : [];
+      const candidates = names.length ? names : valueLines(lines);
       const n = candidates.length ? candidates[op.line % candidates.length] : lines.length - 1;
       const indent = candidates.length ? VALUE_LINE.exec(lines[n])![1].replace('- ', '  ') : '';
       const value = op.value.kind === 'anchor-alias' ? '&fzanchor x' : renderValue(op.value);
