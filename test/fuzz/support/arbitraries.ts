@@ -174,6 +174,6 @@ const bombSibling: fc.Arbitrary<TextOp> = fc.record({
 
 /** Watch mode's cases: text edits, and more often than elsewhere an alias bomb (#14.12 hung watch mode). */
 export const watchCase: fc.Arbitrary<DocCase> = fc.oneof(
-  { weight: 3, arbitrary: textCase },
+  { weight: 9, arbitrary: textCase },
   { weight: 1, arbitrary: fc.record({ base, config, style, objectOps: fc.constant([]), textOps: fc.tuple(bombSibling) }) },
 );
