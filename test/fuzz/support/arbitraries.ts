@@ -69,6 +69,14 @@ export const objectOp: fc.Arbitrary<ObjectOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clone' as const), doc: nat, rename: fc.constantFrom('same' as const, 'dotdash' as const, 'suffix' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('longName' as const), doc: nat, length: fc.constantFrom(40, 52, 58, 63, 64, 100, 253, 254, 1000) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteDoc' as const), doc: nat }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('namespace' as const),
+      doc: nat,
+      value: fc.constantFrom('..', '.', '../x', '../../../x', 'a/b', '/abs', 'tenant-john-doe/../x', 'Tenant-John-Doe', 'tenant_john', 'x'.repeat(64), '', ' tenant-john-doe'),
+    }),
+  },
 );
 
 const textValue: fc.Arbitrary<TextValue> = fc.oneof(

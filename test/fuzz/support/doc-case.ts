@@ -20,6 +20,8 @@ export type ObjectOp =
   /** A second copy of a document: same name, the name with '.'/'-' swapped, or a new suffix. */
   | { op: 'clone'; doc: number; rename: 'same' | 'dotdash' | 'suffix' }
   | { op: 'longName'; doc: number; length: number }
+  /** The document's namespace renamed, everywhere it is named, to one that is no DNS label (`..`, `/`, upper case, too long). */
+  | { op: 'namespace'; doc: number; value: string }
   | { op: 'deleteDoc'; doc: number };
 
 export type TextOp =
@@ -188,6 +190,21 @@ function applyObjectOp(flat: { ref: DocRef; index: number }[], op: ObjectOp, exp
       if (name !== undefined && isMap(doc) && isMap(doc.metadata)) {
         const stem = name.replace(/[^a-z0-9-]/g, '-');
         doc.metadata.name = (stem + '-' + 'a'.repeat(op.length)).slice(0, Math.max(op.length, 1)).replace(/-+$/, 'z');
+      }
+      break;
+    }
+    case 'namespace': {
+      const from = isMap(doc) && isMap(doc.metadata) ? doc.metadata.namespace : undefined;
+      if (typeof from !== 'string') break;
+      // Every document naming it follows (its Secrets, references to it), so the lab stays whole.
+      for (const other of flat) {
+        for (const { parent, key } of slots(other.ref.docs[other.index])) {
+          const p = parent as Record<string | number, unknown>;
+          if (p[key] === from) {
+            p[key] = op.value;
+            touched.add(other.ref.file);
+          }
+        }
       }
       break;
     }
