@@ -69,6 +69,14 @@ export const objectOp: fc.Arbitrary<ObjectOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clone' as const), doc: nat, rename: fc.constantFrom('same' as const, 'dotdash' as const, 'suffix' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('longName' as const), doc: nat, length: fc.constantFrom(40, 52, 58, 63, 64, 100, 253, 254, 1000) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteDoc' as const), doc: nat }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('namespace' as const),
+      doc: nat,
+      value: fc.constantFrom('..', '.', '../x', '../../../x', 'a/b', '/abs', 'tenant-john-doe/../x', 'Tenant-John-Doe', 'tenant_john', 'x'.repeat(64), '', ' tenant-john-doe'),
+    }),
+  },
 );
 
 const textValue: fc.Arbitrary<TextValue> = fc.oneof(
@@ -162,17 +170,18 @@ export const textCase: fc.Arbitrary<DocCase> = fc.record({
   textOps: fc.array(textOp, { minLength: 1, maxLength: 3 }),
 });
 
-/** An alias bomb as a new field beside some value (in metadata, nothing reads it: it must still not hang a reader). */
+/** A billion laughs as a new field in metadata: nothing reads it, and it must still not hang a reader. */
 const bombSibling: fc.Arbitrary<TextOp> = fc.record({
   op: fc.constant('sibling' as const),
   file: nat,
   line: nat,
   key: fc.constantFrom('fuzz', 'x-fuzz'),
-  value: fc.record({ kind: fc.constant('bomb' as const), width: fc.integer({ min: 4, max: 10 }), depth: fc.integer({ min: 4, max: 10 }), as: fc.constantFrom('list' as const, 'map' as const) }),
+  value: fc.record({ kind: fc.constant('bomb' as const), width: fc.integer({ min: 8, max: 10 }), depth: fc.integer({ min: 8, max: 10 }), as: fc.constantFrom('list' as const, 'map' as const) }),
+  beside: fc.constant('metadata' as const),
 });
 
 /** Watch mode's cases: text edits, and more often than elsewhere an alias bomb (#14.12 hung watch mode). */
 export const watchCase: fc.Arbitrary<DocCase> = fc.oneof(
-  { weight: 3, arbitrary: textCase },
+  { weight: 9, arbitrary: textCase },
   { weight: 1, arbitrary: fc.record({ base, config, style, objectOps: fc.constant([]), textOps: fc.tuple(bombSibling) }) },
 );

@@ -20,6 +20,8 @@ export type ObjectOp =
   /** A second copy of a document: same name, the name with '.'/'-' swapped, or a new suffix. */
   | { op: 'clone'; doc: number; rename: 'same' | 'dotdash' | 'suffix' }
   | { op: 'longName'; doc: number; length: number }
+  /** The document's namespace renamed, everywhere it is named, to one that is no DNS label (`..`, `/`, upper case, too long). */
+  | { op: 'namespace'; doc: number; value: string }
   | { op: 'deleteDoc'; doc: number };
 
 export type TextOp =
@@ -30,8 +32,11 @@ export type TextOp =
   | { op: 'swapLines'; file: number; a: number; b: number }
   /** Replaces the value of the n-th `key: value` line. */
   | { op: 'value'; file: number; line: number; value: TextValue }
-  /** Adds a `key: value` line beside the n-th one (same indentation): a new field, maybe one nothing reads. */
-  | { op: 'sibling'; file: number; line: number; key: string; value: TextValue }
+  /**
+   * Adds a `key: value` line beside the n-th one (same indentation): a new field, maybe one nothing
+   * reads; `metadata`: beside the n-th `metadata.name` (a field no reader checks).
+   */
+  | { op: 'sibling'; file: number; line: number; key: string; value: TextValue; beside?: 'metadata' }
   | { op: 'truncate'; file: number; at: number }
   | { op: 'whole'; file: number; how: 'crlf' | 'cr' | 'bom' | 'tabs' | 'nel-breaks' | 'ls-breaks' | 'yaml11-directive' | 'empty' | 'comment-only' | 'doc-end-markers' }
   | { op: 'extraFile'; name: string; content: string | readonly number[] };
@@ -188,6 +193,21 @@ function applyObjectOp(flat: { ref: DocRef; index: number }[], op: ObjectOp, exp
       }
       break;
     }
+    case 'namespace': {
+      const from = isMap(doc) && isMap(doc.metadata) ? doc.metadata.namespace : undefined;
+      if (typeof from !== 'string') break;
+      // Every document naming it follows (its Secrets, references to it), so the lab stays whole.
+      for (const other of flat) {
+        for (const { parent, key } of slots(other.ref.docs[other.index])) {
+          const p = parent as Record<string | number, unknown>;
+          if (p[key] === from) {
+            p[key] = op.value;
+            touched.add(other.ref.file);
+          }
+        }
+      }
+      break;
+    }
     case 'deleteDoc':
       ref.docs.splice(index, 1);
       break;
@@ -322,7 +342,8 @@ function applyTextOp(texts: (string | Buffer)[], names: string[], op: TextOp): v
       return;
     }
     case 'sibling': {
-      const candidates = valueLines(lines);
+      const names = op.beside === 'metadata' ? valueLines(lines).filter((i) => /^ {2}name: /.test(lines[i])) : [];
+      const candidates = names.length ? names : valueLines(lines);
       const n = candidates.length ? candidates[op.line % candidates.length] : lines.length - 1;
       const indent = candidates.length ? VALUE_LINE.exec(lines[n])![1].replace('- ', '  ') : '';
       const value = op.value.kind === 'anchor-alias' ? '&fzanchor x' : renderValue(op.value);

@@ -1,4 +1,4 @@
-// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~10,200 cases in all; `npm run fuzz`
+// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~10,400 cases in all; `npm run fuzz`
 // sets a random seed and a larger budget through the environment:
 //   FUZZ_SEED             base seed (a number; "random" picks one); default: CI_SEED
 //   FUZZ_RUNS             cases over all properties, shared as CI_RUNS shares them; default: their sum
@@ -13,13 +13,13 @@ export const CI_SEED = 1414;
 
 /** Cases per property in the CI run: ≥ 10,000 in all, ~2 minutes on a busy 2-core machine. */
 export const CI_RUNS = {
-  'documents: object edits': 1800,
+  'documents: object edits': 1500,
   'documents: unknown fields': 150,
-  'documents: text edits': 1800,
+  'documents: text edits': 1500,
   'documents: watch mode': 200,
   'cli: end to end': 20,
-  'user-pods: HTTP': 3100,
-  'webhooks: HTTP': 3100,
+  'user-pods: HTTP': 3500,
+  'webhooks: HTTP': 3500,
 } as const;
 
 export type PropertyName = keyof typeof CI_RUNS;
@@ -66,6 +66,8 @@ export function seedOf(name: PropertyName): number {
  * have their own limit): `msPerCase` is ~10 times a case's CPU time.
  */
 export function timeoutOf(name: PropertyName, msPerCase: number): number {
+  // A survey checks every case, hangs included (each one FUZZ_CASE_TIMEOUT_MS): no backstop there.
+  if (settings.survey) return 24 * 3600_000;
   return 120_000 + runsOf(name) * msPerCase + settings.shrinkMs * 2;
 }
 
