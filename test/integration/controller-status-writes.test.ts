@@ -55,22 +55,24 @@ afterAll(async () => {
 });
 
 describe('controller: Instance status writes', () => {
-  it('a new container Instance gets one status write: Starting, its url and ip; never phase ""', async () => {
-    await waitFor(async () => (await getInst())?.status?.phase === 'Starting', { message: 'desk-1 Starting' });
+  it('a new container Instance gets one status write per real change: Starting, then Ready; never phase "" or an empty url/ip', async () => {
+    // kwok makes the pod Ready, so the phases are the real ones: Starting (the Deployment just
+    // applied), then Ready (its pod ready), each written once.
+    await waitFor(async () => (await getInst())?.status?.phase === 'Ready', { message: 'desk-1 Ready' });
     await ctl.handle.idle(1000);
     const s = (await getInst()).status;
     const svc = await getObject<any>({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } });
-    expect(s).toEqual({ phase: 'Starting', url: expect.stringMatching(/^https:\/\/crownlabs\.test\/instance\/[0-9a-f-]+\/app\/$/), ip: svc.spec.clusterIP });
-    expect(statusWrites()).toHaveLength(1);
+    expect(s).toEqual({ phase: 'Ready', url: expect.stringMatching(/^https:\/\/crownlabs\.test\/instance\/[0-9a-f-]+\/app\/$/), ip: svc.spec.clusterIP, initialReadyTime: expect.any(String) });
+    expect(statusWrites()).toHaveLength(2);
     // Every child was applied once: the reconciles that followed read the apply's answers.
     for (const p of childPaths) expect(ctl.requests.filter((r) => r.method === 'PATCH' && r.path === p), p).toHaveLength(1);
-    await waitFor(() => seen.some((st) => st.phase === 'Starting'), { message: 'the watch saw Starting' });
+    await waitFor(() => seen.some((st) => st.phase === 'Ready'), { message: 'the watch saw Ready' });
     for (const st of seen) {
       expect(st.phase === undefined || (typeof st.phase === 'string' && st.phase !== '')).toBe(true);
       expect(st.ip).not.toBe('');
       expect(st.url).not.toBe('');
     }
-    expect([...new Set(seen.map((st) => st.phase))]).toEqual([undefined, 'Starting']);
+    expect([...new Set(seen.map((st) => st.phase))]).toEqual([undefined, 'Starting', 'Ready']);
   });
 
   it('a stop is one status write: Off, with url and ip removed (not written empty)', async () => {
@@ -79,7 +81,7 @@ describe('controller: Instance status writes', () => {
     await patch(inst, { spec: { running: false } });
     await waitFor(async () => (await getInst()).status.phase === 'Off', { message: 'desk-1 Off' });
     await ctl.handle.idle(1000);
-    expect((await getInst()).status).toEqual({ phase: 'Off' });
+    expect((await getInst()).status).toEqual({ phase: 'Off', initialReadyTime: expect.any(String) });
     expect(statusWrites().length - before).toBe(1);
     await waitFor(() => seen.slice(from).some((st) => st.phase === 'Off'), { message: 'the watch saw Off' });
     for (const st of seen.slice(from)) {
