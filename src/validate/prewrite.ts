@@ -20,7 +20,7 @@ import type { Problem } from '../api/problems.ts';
 import type { InputObject } from '../api/types.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES, resourceRequirementIssues } from './rules.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
 
 interface Identified {
   kind: string;
@@ -97,6 +97,7 @@ export function objectIssues(object: Identified): { field: string; message: stri
       if (isObj(c)) resourceRequirementIssues(c.resources, false, (segments, message) => out.push({ field: `${podAt}.${list}[${i}].resources.${segments.join('.')}`, message }));
     });
   }
+  if (o.kind === 'ResourceQuota') negativeQuantityIssues(spec.hard, (segments, message) => out.push({ field: `spec.hard[${JSON.stringify(segments[0])}]`, message }));
   if (o.kind === 'PersistentVolumeClaim') resourceRequirementIssues(spec.resources, true, (segments, message) => out.push({ field: `spec.resources.${segments.join('.')}`, message }));
   if (o.kind === 'Ingress') {
     (Array.isArray(spec.rules) ? spec.rules : []).forEach((r, i) => {

@@ -216,6 +216,15 @@ export function resourceRequirementIssues(data: unknown, volume: boolean, push: 
   }
 }
 
+/** A map of quantities (ResourceQuotaSpec.hard) where every amount must be non-negative. */
+export function negativeQuantityIssues(data: unknown, push: (segments: (string | number)[], message: string) => void): void {
+  if (!isObject(data)) return;
+  for (const [name, value] of Object.entries(data)) {
+    const q = quantity(value);
+    if (q && q.sign() < 0) push([name], `${show(value)}: must be greater than or equal to 0`);
+  }
+}
+
 /** Registers every format and keyword the rules (and the schema conversions) use. */
 export function registerRules(ajv: Ajv): void {
   for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.validate });
@@ -302,13 +311,7 @@ export function registerRules(ajv: Ajv): void {
   keyword(ajv, 'k8sResourceRequirements', (data, schema, push) => resourceRequirementIssues(data, isObject(schema) && schema.volume === true, push));
 
   // ValidateResourceQuotaSpec: hard amounts are non-negative.
-  keyword(ajv, 'k8sNonNegativeQuantities', (data, _s, push) => {
-    if (!isObject(data)) return;
-    for (const [name, value] of Object.entries(data)) {
-      const q = quantity(value);
-      if (q && q.sign() < 0) push([name], `${show(value)}: must be greater than or equal to 0`);
-    }
-  });
+  keyword(ajv, 'k8sNonNegativeQuantities', (data, _s, push) => negativeQuantityIssues(data, push));
 
   // ValidateLimitRange: min ≤ defaultRequest ≤ default ≤ max, per resource; no defaults for Pods.
   keyword(ajv, 'k8sLimitRangeItem', (data, _s, push) => {

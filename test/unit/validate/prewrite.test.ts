@@ -274,5 +274,7 @@ describe('container names (from Template environment names)', () => {
       spec: { template: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }] } } },
     };
     expect(objectIssues(deployment as never).map((i) => i.field)).toEqual(['spec.template.spec.containers[0].resources.requests.cpu']);
+    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'tenant-a' }, spec: { hard: { 'limits.cpu': '-4', pods: '2' } } };
+    expect(objectIssues(quota as never)).toEqual([{ field: 'spec.hard["limits.cpu"]', message: '"-4": must be greater than or equal to 0' }]);
   });
 });
