@@ -196,3 +196,18 @@ describe('namespaces of inputs (output paths are built from them)', () => {
     expect(problems.map(formatProblem)).toEqual([expect.stringMatching(/^evil\.yaml:5:\d+ \(document 1, Instance \.\.\/\.\.\/escape\/x\): error: metadata\.namespace: "\.\.\/\.\.\/escape" is not a valid namespace/)]);
   });
 });
+
+describe('amounts of inputs', () => {
+  it('a negative Tenant quota or Template memory is an input error naming the field', () => {
+    const text = [
+      'apiVersion: crownlabs.polito.it/v1alpha2',
+      'kind: Tenant',
+      'metadata: {name: john}',
+      'spec: {firstName: J, lastName: D, email: j@example.com, quota: {cpu: "-4", memory: "-0", instances: 2}}',
+      '',
+    ].join('\n');
+    const { objects, problems } = parseInputText(text, 't.yaml');
+    expect(objects).toEqual([]);
+    expect(problems.map(formatProblem)).toEqual([expect.stringMatching(/^t\.yaml:4:\d+ \(document 1, Tenant john\): error: spec\.quota\.cpu: "-4": must be greater than or equal to 0$/)]);
+  });
+});
