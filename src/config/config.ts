@@ -269,9 +269,10 @@ const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> =
   'rbac-name': (v) => (v !== '' && v !== '.' && v !== '..' && !/[/%]/.test(v as string) ? undefined : `must be a ClusterRole name (not empty, '.' or '..', no '/' or '%'), not ${show(v)}`),
   url: (v) => (isUrl(v as string, ['http:', 'https:']) ? undefined : `must be an http(s) URL with a host (e.g. https://auth.example.org/path), not ${show(v)}`),
   'git-url': (v) =>
-    isUrl(v as string, ['http:', 'https:', 'ssh:', 'git:']) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(v as string)
+    // file:///path: a repository on the repo server's own disk, which Argo CD reads too.
+    isUrl(v as string, ['http:', 'https:', 'ssh:', 'git:']) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(v as string) || /^file:\/\/\/[^\s]+$/.test(v as string)
       ? undefined
-      : `must be a git repository URL (https://, ssh://, git:// or user@host:path), not ${show(v)}`,
+      : `must be a git repository URL (https://, ssh://, git://, file:/// or user@host:path), not ${show(v)}`,
   'host-port': (v) => (hostPort(v as string) ? undefined : `must be host or host:port (no scheme or path), not ${show(v)}`),
   registry: (v) => (REGISTRY.test(v as string) && hostPort((v as string).split('/')[0]) ? undefined : `must be a registry host[:port], optionally with a path (e.g. registry.example.org/crownlabs), not ${show(v)}`),
   'nfs-server': (v) => (isDnsName(v as string) || IPV4.test(v as string) ? undefined : `must be a host name or an IPv4 address, not ${show(v)}`),

@@ -226,7 +226,8 @@ describe('crownlabs diff: taking over objects a Go operator created', () => {
     expect(r.stderr).toContain(`create  Service/${l.tenantNs}/desk-1\n`);
     expect(summary(r.stderr)).toMatch(/^crownlabs diff: 1 changed \(1 Deployment\), \d+ created \(.*\), 0 pruned; 1 dangerous, 1 taken over, 0 errors$/);
     const live = await getObject<any>(deskRef);
-    expect(live.metadata.managedFields.map((m: any) => m.manager)).toEqual(['instance-operator']);
+    // Nothing written: the spec is still only the Go operator's (kube-controller-manager writes the status).
+    expect(live.metadata.managedFields.filter((m: any) => m.subresource !== 'status').map((m: any) => m.manager)).toEqual(['instance-operator']);
     expect(live.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
   });
 
