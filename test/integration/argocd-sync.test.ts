@@ -45,12 +45,14 @@ const TEMPLATE_SPEC = 'composer.crownlabs.polito.it/template-spec';
 const MANAGED_BY = 'app.kubernetes.io/managed-by=crownlabs-composer';
 
 /**
- * Kinds whose Argo CD health would need a component the test cluster does not run, with the health
- * their checks give meanwhile. Empty: kwok's Stages make pods Ready, VMIs Running, VMs ready and
- * Ingresses published, kube-controller-manager binds the PVCs, so every resource and every
- * Application must be Healthy.
+ * Resources whose Argo CD health needs a component the test cluster does not run, with the health
+ * their checks give meanwhile. MyDrive PVCs (class `mydrivePvcsStorageClassName`, rook-nfs) wait for
+ * the lab's NFS provisioner, which is not simulated: they stay Pending, so they and their tenant
+ * Applications are Progressing. Everything else (pods, VMs, VMIs, DataVolumes, Ingresses, the
+ * instances' PVCs) is made Healthy by kwok and kube-controller-manager.
  */
-const AWAITING_SIMULATED_PEERS: Record<string, { status: string; message?: string }> = {};
+const awaitingPeer = (r: { kind: string; namespace?: string }): { status: string; message?: string } | undefined =>
+  r.kind === 'PersistentVolumeClaim' && r.namespace === config.mydrivePvcsNamespace ? { status: 'Progressing' } : undefined;
 /** Argo CD's order of health, best first (an Application is as healthy as its worst resource). */
 const HEALTH_ORDER = ['Healthy', 'Suspended', 'Progressing', 'Missing', 'Degraded', 'Unknown'];
 
@@ -510,7 +512,7 @@ async function healthProblems(): Promise<{ apps: Application[]; tracked: Set<str
       tracked.add(objectKey({ kind: r.kind, metadata: { namespace: r.namespace || undefined, name: r.name } }));
       if (r.status !== 'Synced') problems.push(`${app.metadata.name} ${r.kind}/${r.name}: ${r.status}`);
       const health = r.health?.status ?? 'Healthy'; // no health check: counted as Healthy
-      const expected = AWAITING_SIMULATED_PEERS[r.kind] ?? { status: 'Healthy' };
+      const expected = awaitingPeer(r) ?? { status: 'Healthy' };
       if (health !== expected.status || (expected.message && r.health?.message !== expected.message)) {
         problems.push(`${app.metadata.name} ${r.kind}/${r.name}: ${JSON.stringify(r.health)}`);
       }
