@@ -9,9 +9,9 @@ import { fieldPath, type Problem } from './problems.ts';
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]|\\U0000[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** String.prototype.isWellFormed (ES2024, not in this project's TypeScript lib): no lone surrogate. */
-export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
+/** The path of the first key or string of `value` that holds a lone surrogate, or undefined. */
+export function loneSurrogatePath(value: unknown): (string | number)[] | undefined {
+  return findLoneSurrogate(value, [])?.segments;
 }
 
 /** False when the text spells no surrogate escape, so that its documents need no walk. */

@@ -9,7 +9,7 @@ import { isIP, type BlockList } from 'node:net';
 import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
 import { readCappedBody } from '../controller/http-endpoints.ts';
-import { isWellFormed } from '../api/lone-surrogates.ts';
+import { loneSurrogatePath } from '../api/lone-surrogates.ts';
 import { RequestError } from './errors.ts';
 import type { UserPodsService } from './service.ts';
 
@@ -86,19 +86,6 @@ function withError(fallback: unknown, error: string): unknown {
   return Array.isArray(fallback) ? { error } : { ...(fallback as object), error };
 }
 
-
-/** The field path ('' for the body itself) of the first string that is not well-formed UTF-16. */
-function illFormedString(v: unknown, at = ''): string | undefined {
-  if (typeof v === 'string') return isWellFormed(v) ? undefined : at;
-  if (typeof v !== 'object' || v === null) return undefined;
-  for (const [k, child] of Object.entries(v)) {
-    if (!isWellFormed(k)) return at ? `${at}.<key>` : '<key>';
-    const found = illFormedString(child, at ? `${at}.${k}` : k);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
 export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; trustedProxies?: BlockList; log: Logger }): http.RequestListener {
   return (req, res) => {
     // A request target that is no URL path ("//[") is the client's error, not a crash.
@@ -125,8 +112,8 @@ export function userPodsHandler(service: UserPodsService, opts: { testingHost: s
         return send(res, 400, withError(route.fallback, `the body must be JSON: ${(e as Error).message}`));
       }
       // JSON escapes can spell lone UTF-16 surrogates, which no Kubernetes name or label can hold.
-      const broken = illFormedString(parsed);
-      if (broken !== undefined) return send(res, 400, withError(route.fallback, `invalid request: ${broken || 'body'} holds a lone UTF-16 surrogate`));
+      const broken = loneSurrogatePath(parsed);
+      if (broken) return send(res, 400, withError(route.fallback, `invalid request: ${broken.join('.') || 'body'} holds a lone UTF-16 surrogate`));
       const validate = SCHEMAS[route.schema];
       if (!validate(parsed)) {
         const why = (validate.errors ?? []).map((e) => `${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'body'} ${e.message}`).join('; ');
