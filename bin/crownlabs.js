@@ -10,8 +10,13 @@ const entry = process.env.CROWNLABS_TSX === '1' ? undefined : await bundledEntry
 let main;
 if (entry) ({ main } = await import(entry.href));
 else {
-  const { register } = await import('tsx/esm/api');
-  register();
+  // A production install (the image) has bundles and no tsx: say so in one line, not a stack trace.
+  const tsx = await import('tsx/esm/api').catch(() => undefined);
+  if (!tsx) {
+    process.stderr.write('crownlabs: error: no bundle of the sources in .cache/ and no tsx to run them (a production install?): run `npm run build` where the devDependencies are installed\n');
+    process.exit(1);
+  }
+  tsx.register();
   ({ main } = await import('../src/cli/main.ts'));
 }
 process.exitCode = await main(process.argv);
