@@ -1,6 +1,8 @@
 /**
  * Keycloak identity sync (docs/behaviour.md §4.3, §4.5, §5.7, §5.8, Decision 5): workspace client roles and
  * tenant users, against the Keycloak Admin REST API, with fail-fast:false results.
+ * Our own client, not @keycloak/keycloak-admin-client: that has no request timeout or token renewal and
+ * adds 13 packages (measured in docs/decisions.md, "Keycloak: our own client").
  */
 export type { KeycloakConfig } from './config.ts';
 export { keycloakEnabled, validateKeycloakConfig, DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
