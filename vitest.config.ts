@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects: `unit` is pure (no processes, no network beyond loopback doubles);
 // `integration` starts a real kube-apiserver + etcd once (test/integration/global-setup.ts);
-// `fuzz` is the adversarial suite (README, "Fuzz suite"): a fixed seed and budget here, more with `npm run fuzz`.
+// `fuzz` is the adversarial suite (docs/test-cluster.md, "Fuzz suite"): a fixed seed and budget here, more with `npm run fuzz`.
 export default defineConfig({
   test: {
     projects: [

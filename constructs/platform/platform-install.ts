@@ -177,7 +177,7 @@ export class PlatformInstall extends Construct {
         metadata: { name, namespace: ns, labels },
         spec: { minAvailable: int(1), selector: { matchLabels: selector }, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
       });
-      // ─── WEBHOOK CONFIGURATIONS: the one place TenantWebhooks is instantiated (see README "Deploy") ───
+      // ─── WEBHOOK CONFIGURATIONS: the one place TenantWebhooks is instantiated (see docs/deploy.md, "Webhooks") ───
       // The certificate comes from cert-manager (`platformWebhookCertificate`, cainjector) or from
       // a given CA bundle (`platformWebhookCaBundle`); the Service above routes 443 to the pod's 9443.
       if (webhooksOn) props.webhooks!(this, `webhooks-${shard}`, {

@@ -34,7 +34,7 @@ export function registerGitops(program: Command): void {
     .command('gitops')
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
     .requiredOption('-f, --file <path...>', 'input files or folders')
-    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see README)', 'gitops')
+    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
     .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')

@@ -5,7 +5,7 @@ import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from '../config/keys.ts';
 
 /** Adds `--config FILE` and one flag per configuration key to a command. */
 export function addConfigOptions(cmd: Command): Command {
-  cmd.option('--config <file>', 'YAML configuration file (keys as in the README; environment CROWNLABS_* and flags override it)');
+  cmd.option('--config <file>', 'YAML configuration file (keys in docs/configuration.md; environment CROWNLABS_* and flags override it)');
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
     if (!def.flag) continue; // environment only
     const opt = new Option(`${def.flag} <value>`, `${def.doc} [env ${envVarName(def.key)}]`);

@@ -41,7 +41,7 @@ export function registerUserPodsApi(program: Command): void {
   program
     .command('user-pods-api')
     .description('serve the user pods API (get_pods, create_pod, watch_create_pod, delete_pod, watch_delete_pod, delete_all_user, get_podip_owner)')
-    .option('--config <file>', 'YAML or JSON configuration (keys as in the README; BACKEND_<KEY> environment variables override it)')
+    .option('--config <file>', 'YAML or JSON configuration (keys in docs/user-pods-api.md; BACKEND_<KEY> environment variables override it)')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--listen <addr>', 'HTTP listen address', ':8080')
     .action(async (opts: { config?: string; kubeconfig?: string; listen: string }) => {

@@ -118,7 +118,7 @@ export function gitopsObject(obj: KubeObject, config: ComposerConfig): KubeObjec
 }
 
 /**
- * What Argo CD may never delete (README, "GitOps"). Storage (MyDrive and persistent Instances'
+ * What Argo CD may never delete (docs/gitops.md, "What Argo CD never deletes"). Storage (MyDrive and persistent Instances'
  * PVCs, persistent VMs, which own their DataVolume) is neither pruned nor deleted with its
  * Application. Namespaces survive their Application's deletion: deleting a namespace deletes
  * every object in it, whichever Application holds them, Delete=false or not.

@@ -42,7 +42,7 @@ export interface UserPodsConfig {
 
 type KeyType = 'string' | 'duration' | 'int' | 'hostnames' | 'list';
 
-/** Every key with its type, default (the seed's config.yaml) and meaning; the README table follows it. */
+/** Every key with its type, default (the seed's config.yaml) and meaning; docs/user-pods-api.md's table follows it. */
 export const USER_PODS_KEYS: readonly { key: keyof UserPodsConfig; type: KeyType; default: unknown; doc: string }[] = [
   { key: 'defaultRestartPolicy', type: 'string', default: 'Never', doc: 'restartPolicy of pods whose manifest sets none: Always, OnFailure, Never (or empty: the API default).' },
   { key: 'timeoutCreate', type: 'duration', default: '1m30s', doc: 'How long a pod may take to become Ready; then it and its objects are deleted.' },

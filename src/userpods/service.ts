@@ -485,7 +485,7 @@ export class UserPodsService {
   }
 
   private rejected(e: unknown, url: string): Error {
-    // SSA answers 500 "failed to create typed patch object" for schema errors (see README, Test cluster).
+    // SSA answers 500 "failed to create typed patch object" for schema errors (see docs/test-cluster.md, "In tests").
     if (e instanceof KubeApiError && (e.code === 400 || e.code === 422 || (e.code === 500 && /typed patch/.test(e.message)))) {
       const msg = (e.body as { message?: string } | undefined)?.message ?? e.message;
       return badRequest(`invalid manifest at ${url}: the API server refused the pod: ${msg}`);

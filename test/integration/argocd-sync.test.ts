@@ -318,7 +318,7 @@ describe('Argo CD syncs the gitops tree', () => {
         if (!obj) mismatches.push(`${objectKey(o)}: missing (${sink})`);
         else if (JSON.stringify(pickRendered(rendered, obj)) !== JSON.stringify(rendered)) mismatches.push(`${objectKey(o)} (${sink}) ${firstDifference(rendered, obj)}`);
       }
-      // Argo CD tracks by annotation (the method the README documents).
+      // Argo CD tracks by annotation (the method docs/gitops.md documents).
       expect(ann(a)['argocd.argoproj.io/tracking-id']).toMatch(/^crownlabs-/);
     }
     expect(mismatches).toEqual([]);

@@ -3,23 +3,52 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, envVarName } from '../../src/config/keys.ts';
 import { USER_PODS_KEYS } from '../../src/userpods/config.ts';
+import { CONFIGURATION_PAGE, configurationPage } from '../../scripts/config-docs.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 describe('README', () => {
-  it('documents every configuration key with its flag and environment variable', () => {
-    for (const def of CONFIG_KEYS) {
-      expect(README, def.key).toContain(`| \`${def.key}\` | ${def.flag ? `\`${def.flag}\`` : '—'} | \`${envVarName(def.key)}\` |`);
-    }
-  });
-  it('documents every key of the user pods API configuration', () => {
-    for (const def of USER_PODS_KEYS) expect(README, def.key).toMatch(new RegExp(`^\\| \`${def.key}\` \\|`, 'm'));
-  });
   it('gives the two commands and .ci/run calls the test command', () => {
     expect(README).toContain('npm ci && npm run example');
     expect(README).toContain('npm ci && npm test');
     expect(readFileSync(join(import.meta.dirname, '..', '..', '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
+  });
+  it('stays short: the quick start on the first screen, the rest in docs/', () => {
+    expect(Buffer.byteLength(README)).toBeLessThan(11_000);
+    const firstScreen = README.split('\n').slice(0, 40).join('\n');
+    expect(firstScreen).toContain('npm ci && npm run example');
+    expect(firstScreen).toMatch(/\bdist\//);
+  });
+  it('renders the command table as one table (no paragraph splits it)', () => {
+    const lines = README.split('\n');
+    const start = lines.findIndex((l) => l.startsWith('| command |'));
+    expect(start).toBeGreaterThan(0);
+    let end = start;
+    while (lines[end + 1]?.startsWith('|')) end++;
+    const table = lines.slice(start, end + 1).join('\n');
+    for (const cmd of ['synth', 'gitops', 'validate', 'controller', 'diff', 'imagelist', 'bastion-keys', 'ssh-tracker', 'user-pods-api', 'manifests']) {
+      expect(table, cmd).toContain(`\`crownlabs ${cmd}`);
+    }
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const page = readFileSync(CONFIGURATION_PAGE, 'utf8');
+  it('is what scripts/config-docs.ts generates from src/config/keys.ts (run `npm run config-docs`)', () => {
+    expect(page).toBe(configurationPage());
+  });
+  it('documents every configuration key with its flag and environment variable', () => {
+    for (const def of CONFIG_KEYS) {
+      expect(page, def.key).toContain(`| \`${def.key}\` | ${def.flag ? `\`${def.flag}\`` : '—'} | \`${envVarName(def.key)}\` |`);
+    }
+  });
+});
+
+describe('docs/user-pods-api.md', () => {
+  it('documents every key of the user pods API configuration', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'user-pods-api.md'), 'utf8');
+    for (const def of USER_PODS_KEYS) expect(page, def.key).toMatch(new RegExp(`^\\| \`${def.key}\` \\|`, 'm'));
   });
 });
 
@@ -117,6 +146,11 @@ describe('documentation links', () => {
   it('has the behaviour and architecture pages, linked from the README', () => {
     expect(DOCS.map((f) => relative(ROOT, f))).toEqual(expect.arrayContaining(['docs/behaviour.md', 'docs/architecture.md']));
     expect(relativeLinks(README)).toEqual(expect.arrayContaining(['docs/behaviour.md', 'docs/architecture.md']));
+  });
+
+  it('has an index, docs/README.md, that links every page of docs/', () => {
+    const index = relativeLinks(readFileSync(join(ROOT, 'docs', 'README.md'), 'utf8'));
+    for (const f of DOCS.map((d) => relative(join(ROOT, 'docs'), d)).filter((f) => f !== 'README.md')) expect(index, f).toContain(f);
   });
 
   it('resolves every relative link of the README and docs/*.md to a file and, with #anchor, to a heading', () => {
