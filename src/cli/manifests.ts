@@ -8,6 +8,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { renderPlatform } from '../platform/install.ts';
 import { writeFileAtomically } from '../sinks/atomic-tree.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
+import { gitopsConfigProblems } from '../sinks/gitops.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, reportProblems, writeStdout } from './report.ts';
 
@@ -43,6 +44,8 @@ export async function runManifests(opts: ManifestsOptions): Promise<number> {
     process.stderr.write('crownlabs manifests: --argocd-application and --argocd-cm render different things: give one\n');
     return EXIT_USAGE;
   }
+  // The platform's Application reads gitopsRepoUrl: no placeholder default (as `gitops`).
+  if (opts.argocdApplication && reportProblems(gitopsConfigProblems(config))) return EXIT_INPUT;
   const objects = opts.argocdCm ? argocdSettings(config) : opts.argocdApplication ? platformApplication(config, opts.argocdApplication) : renderPlatform(config);
   // The Lua scripts stay readable as literal block scalars (the emitter quotes multi-line strings).
   const yaml = opts.argocdCm ? objects.map((o) => `---\n${stringify(o, { blockQuote: 'literal', lineWidth: 0 })}`).join('') : objectsToYaml(objects);
