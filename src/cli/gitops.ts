@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import { Option, type Command } from 'commander';
@@ -102,9 +102,18 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   }
 
   if (opts.check) return checkFolder(opts, out, withMarker(files), rerun);
+  const sealed = sealedPlaceholders(config, files);
+  if (sealed > 0 && !opts.quiet) {
+    process.stderr.write(
+      `warning: gitopsSecretMode "sealed-secret": ${sealed} SealedSecret(s) hold placeholder values (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree), and each gitops run writes the placeholders again\n`,
+    );
+  }
 
+  const projectChange = projectChanged(out, files);
   const result = writeTreeAtomically(opts.output, files, { inputs });
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
+  // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
+  if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
   if (!opts.watch) return EXIT_OK;
 
   // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
@@ -192,6 +201,25 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   // What the API server would refuse, or two inputs rendering one object: nothing is written.
   if (reportProblems(renderedSetProblems(checks, (parent) => parentSource(inventory, parent)), opts.quiet)) return 'invalid';
   return files;
+}
+
+/** SealedSecrets whose values are placeholders (every one the tree holds: it never holds values). */
+function sealedPlaceholders(config: ComposerConfig, files: ReadonlyMap<string, string>): number {
+  if (config.gitopsSecretMode !== 'sealed-secret') return 0;
+  let n = 0;
+  for (const rel of files.keys()) if (basename(rel).startsWith('SealedSecret_')) n++;
+  return n;
+}
+
+/** The AppProject's path when the tree changes it (written before or not). */
+function projectChanged(out: string, files: ReadonlyMap<string, string>): string | undefined {
+  for (const [rel, content] of files) {
+    if (!rel.startsWith('root/AppProject_')) continue;
+    const path = join(out, rel);
+    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    return before === content ? undefined : rel;
+  }
+  return undefined;
 }
 
 /** --check: the diff on stdout; the summary, the names and the command that updates the folder on stderr. */

@@ -65,6 +65,7 @@ export function platformApplication(config: ComposerConfig, path: string): KubeO
     repoUrl: config.gitopsRepoUrl,
     revision: config.gitopsRevision,
     path,
+    namespace: config.platformNamespace,
     // Before the lab's own Applications: they need the CRDs and the shared ClusterRoles.
     syncWave: -1,
   });

@@ -5,6 +5,8 @@ import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../
 import type { Problem } from '../api/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { envVarName } from '../config/keys.ts';
+import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
+import type { GroupKind } from '../../constructs/gitops/argo-project.ts';
 import { objectToYaml } from './yaml-emitter.ts';
 
 /**
@@ -22,6 +24,8 @@ import { objectToYaml } from './yaml-emitter.ts';
 export interface GitopsApp {
   name: string;
   folder: string;
+  /** The Application's destination namespace: the namespace its objects are about. */
+  namespace: string;
   syncWave: number;
   /** The resource sets this Application deploys. */
   sets: GitopsSet[];
@@ -86,8 +90,8 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
   const byNamespace = new Map<string, GitopsSet[]>();
   for (const set of sets) {
     const p = set.unit.parent;
-    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, syncWave: 1, sets: [set] });
-    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, syncWave: 2, sets: [set] });
+    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, namespace: workspaceNamespaceName(p.name), syncWave: 1, sets: [set] });
+    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, namespace: tenantNamespaceName(p.name), syncWave: 2, sets: [set] });
     else if (p.kind === 'Instance') {
       const list = byNamespace.get(p.namespace ?? '') ?? [];
       list.push(set);
@@ -110,7 +114,7 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
     chunks.forEach((chunk, i) => {
       // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
       const suffix = chunks.length > 1 ? `.${i + 1}` : '';
-      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, syncWave: 3, sets: chunk });
+      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, namespace: ns, syncWave: 3, sets: chunk });
     });
   }
   return apps;
@@ -198,6 +202,48 @@ export function secretReference(secret: KubeObject, config: ComposerConfig): Kub
   }
 }
 
+function resourceKey(apiVersion: string, kind: string, namespace: string | undefined): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return `${slash < 0 ? '' : apiVersion.slice(0, slash)}\t${kind}\t${namespace ?? ''}`;
+}
+
+/**
+ * Namespace families CrownLabs names (src/model/naming.ts): a namespace of one is permitted by the
+ * family's pattern, so a new tenant or workspace needs no change of the hand-applied project.
+ */
+const NAMESPACE_FAMILIES = [tenantNamespaceName('*'), sandboxNamespaceName('*'), workspaceNamespaceName('*')];
+
+/**
+ * What the AppProject permits, derived from what the tree deploys: the kinds of its objects and of
+ * the child Applications, the namespaces they are in (a family's pattern for CrownLabs-named ones,
+ * else the exact name), and the Applications' own destination namespaces.
+ */
+export function projectScope(apps: readonly Pick<AppOutput, 'parts' | 'namespace'>[], argocdNamespace: string): { namespaces: string[]; namespacedKinds: GroupKind[]; clusterKinds: GroupKind[] } {
+  const resources = new Set<string>([resourceKey('argoproj.io/v1alpha1', 'Application', argocdNamespace)]);
+  const namespaces = new Set<string>([argocdNamespace]);
+  for (const app of apps) {
+    namespaces.add(app.namespace);
+    for (const part of app.parts) for (const r of part.resources) resources.add(r);
+  }
+  const namespaced = new Set<string>();
+  const cluster = new Set<string>();
+  for (const r of resources) {
+    const [group, kind, namespace] = r.split('\t');
+    if (namespace) {
+      namespaced.add(`${group}\t${kind}`);
+      namespaces.add(namespace);
+    } else cluster.add(`${group}\t${kind}`);
+  }
+  const patterns = new Set<string>();
+  for (const ns of namespaces) patterns.add(NAMESPACE_FAMILIES.find((f) => ns.startsWith(f.slice(0, -1)) && ns.length >= f.length) ?? ns);
+  const kinds = (set: Set<string>) =>
+    [...set].sort().map((k) => {
+      const [group, kind] = k.split('\t');
+      return { group, kind };
+    });
+  return { namespaces: [...patterns].sort(), namespacedKinds: kinds(namespaced), clusterKinds: kinds(cluster) };
+}
+
 function kustomization(files: readonly string[]): string {
   return objectToYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...files].sort() });
 }
@@ -208,6 +254,7 @@ function renderChart(build: (app: App) => Chart): KubeObject[] {
 
 interface AppOutput {
   folder: string;
+  namespace: string;
   syncWave: number;
   /** The files of the sets it was built from (identity: a re-rendered set has new files). */
   parts: SetFiles[];
@@ -224,6 +271,8 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
 
 export interface SetFiles {
   files: [name: string, content: string][];
+  /** What the AppProject must permit for these files: `group\tkind\tnamespace` (namespace empty: cluster-scoped), unique. */
+  resources: string[];
   /** SECRETS.md rows (namespace, name, keys) of the Secrets left out; the Application is added later. */
   expectedSecrets: string[];
 }
@@ -275,7 +324,7 @@ export class GitopsTreeBuilder {
     for (const app of apps) {
       const parts = app.sets.map((set) => this.setFiles(set));
       let out = this.apps.get(app.name);
-      if (!out || out.folder !== app.folder || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
+      if (!out || out.folder !== app.folder || out.namespace !== app.namespace || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
       next.set(app.name, out);
       outputs.push(out);
       for (const [path, content] of out.entries) files.set(path, content);
@@ -300,7 +349,7 @@ export class GitopsTreeBuilder {
     const [appFile, yaml] = this.appYaml.get(this.applicationKey(app))!;
     entries.push([`apps/${appFile}`, yaml]);
     const expected = parts.flatMap((part) => part.expectedSecrets.map((row) => `${row} ${app.name} |`));
-    return { folder: app.folder, syncWave: app.syncWave, parts, entries, appFile, expected };
+    return { folder: app.folder, namespace: app.namespace, syncWave: app.syncWave, parts, entries, appFile, expected };
   }
 
   /** The files after the Applications': the apps kustomization, the root, SECRETS.md. */
@@ -316,6 +365,7 @@ export class GitopsTreeBuilder {
           repoUrl: config.gitopsRepoUrl,
           revision: config.gitopsRevision,
           appsPath: `${base}/apps`,
+          ...projectScope(apps, config.argocdNamespace),
         }),
     );
     out.push(['root/kustomization.yaml', kustomization(rootObjects.map((o) => objectFileName(o)))]);
@@ -328,12 +378,16 @@ export class GitopsTreeBuilder {
   setFilesOf(set: RenderedSet): SetFiles {
     let sf = this.perSet.get(set.unit);
     if (!sf) {
-      sf = { files: [], expectedSecrets: [] };
+      sf = { files: [], resources: [], expectedSecrets: [] };
+      const resources = new Set<string>();
       for (const obj of set.objects) {
         const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
-        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
-        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
+        if (out) {
+          sf.files.push([objectFileName(out), objectToYaml(out)]);
+          resources.add(resourceKey(out.apiVersion, out.kind, out.metadata.namespace));
+        } else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
       }
+      sf.resources = [...resources].sort();
       this.perSet.set(set.unit, sf);
     }
     return sf;
@@ -351,7 +405,7 @@ export class GitopsTreeBuilder {
   }
 
   private applicationKey(app: GitopsApp): string {
-    return `${app.name}\0${app.folder}\0${app.syncWave}`;
+    return `${app.name}\0${app.folder}\0${app.namespace}\0${app.syncWave}`;
   }
 
   /**
@@ -363,7 +417,7 @@ export class GitopsTreeBuilder {
     if (missing.length === 0) return;
     const c = this.config;
     const base = c.gitopsPath.replace(/\/+$/, '');
-    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, syncWave: app.syncWave }));
+    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, namespace: app.namespace, syncWave: app.syncWave }));
     const objects = renderChart((a) => new GitopsAppsChart(a, 'apps', { apps: props, argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }));
     const byName = new Map(objects.map((o) => [o.metadata.name, o]));
     for (const app of missing) {

@@ -108,3 +108,24 @@ describe('no placeholder repository (#17.2)', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('what Argo CD will not do by itself is said (#17.2, #17.3)', () => {
+  it('a new or changed AppProject is announced with the command to apply it; an unchanged one is not', () => {
+    const out = join(tmp('project-'), 'gitops');
+    const first = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`note: the AppProject root/AppProject_argocd_crownlabs.yaml`);
+    expect(first.stderr).toContain(`kubectl apply -f ${join(out, 'root', 'AppProject_argocd_crownlabs.yaml')}`);
+    const again = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('AppProject');
+  });
+  it('sealed-secret mode warns that its SealedSecrets hold placeholders; -q silences it', () => {
+    const dir = tmp('sealed-');
+    const r = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'a'), '--gitops-secret-mode', 'sealed-secret']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: gitopsSecretMode "sealed-secret": \d+ SealedSecret\(s\) hold placeholder values/);
+    expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'b'), '--gitops-secret-mode', 'external-secret']).stderr).not.toMatch(/placeholder/);
+    expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'c'), '--gitops-secret-mode', 'sealed-secret', '-q']).stderr).not.toMatch(/placeholder/);
+  });
+});
