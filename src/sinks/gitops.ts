@@ -218,13 +218,28 @@ const NAMESPACE_FAMILIES = [tenantNamespaceName('*'), sandboxNamespaceName('*'),
  * the child Applications, the namespaces they are in (a family's pattern for CrownLabs-named ones,
  * else the exact name), and the Applications' own destination namespaces.
  */
-export function projectScope(apps: readonly Pick<AppOutput, 'parts' | 'namespace'>[], argocdNamespace: string): { namespaces: string[]; namespacedKinds: GroupKind[]; clusterKinds: GroupKind[] } {
+export function projectScope(apps: readonly Pick<AppOutput, 'parts' | 'namespace'>[], argocdNamespace: string): ProjectScope {
   const resources = new Set<string>([resourceKey('argoproj.io/v1alpha1', 'Application', argocdNamespace)]);
   const namespaces = new Set<string>([argocdNamespace]);
   for (const app of apps) {
     namespaces.add(app.namespace);
     for (const part of app.parts) for (const r of part.resources) resources.add(r);
   }
+  return scopeOf(resources, namespaces);
+}
+
+/** The same for objects Argo CD syncs into `destination` (the platform install's Application). */
+export function objectsScope(objects: readonly KubeObject[], destination: string): ProjectScope {
+  return scopeOf(new Set(objects.map((o) => resourceKey(o.apiVersion, o.kind, o.metadata.namespace))), new Set([destination]));
+}
+
+export interface ProjectScope {
+  namespaces: string[];
+  namespacedKinds: GroupKind[];
+  clusterKinds: GroupKind[];
+}
+
+function scopeOf(resources: ReadonlySet<string>, namespaces: Set<string>): ProjectScope {
   const namespaced = new Set<string>();
   const cluster = new Set<string>();
   for (const r of resources) {
