@@ -22,7 +22,7 @@ function scenario(name: string, instances: number, tenants: number, workspaces: 
 function cli(command: 'synth' | 'gitops', instances: number, tenants: number, workspaces: number, jobs: number): Row {
   const dir = mkdtempSync(join(tmpdir(), 'crownlabs-bench-cli-'));
   execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'write-lab.ts'), String(instances), String(tenants), String(workspaces), join(dir, 'lab')]);
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), command, '-f', join(dir, 'lab'), '-o', join(dir, 'out'), '-q', '-j', String(jobs), '--mydrive-nfs-server-name', 'nfs.example'], {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), command, '-f', join(dir, 'lab'), '-o', join(dir, 'out'), '-q', '-j', String(jobs), '--mydrive-nfs-server-name', 'nfs.example', '--gitops-repo-url', 'https://git.example.org/lab.git'], {
     encoding: 'utf8',
     env: { ...process.env, CI: 'true' },
   });

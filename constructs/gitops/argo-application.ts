@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { Application } from '../../imports/argoproj.io.ts';
+import { IN_CLUSTER } from './argo-project.ts';
 
 export interface ArgoApplicationProps {
   readonly name: string;
@@ -9,6 +10,11 @@ export interface ArgoApplicationProps {
   readonly revision: string;
   /** Folder of the repository holding this Application's objects (with a kustomization.yaml). */
   readonly path: string;
+  /**
+   * Default namespace of its objects (they all name theirs): the namespace it is about, which the
+   * project must permit (Argo CD checks an Application's destination against it).
+   */
+  readonly namespace: string;
   /** Earlier waves sync first: workspaces, then tenants, then instances. */
   readonly syncWave: number;
 }
@@ -32,7 +38,7 @@ export class ArgoApplication extends Construct {
       spec: {
         project: props.project,
         source: { repoUrl: props.repoUrl, targetRevision: props.revision, path: props.path },
-        destination: { server: 'https://kubernetes.default.svc' },
+        destination: { server: IN_CLUSTER, namespace: props.namespace },
         syncPolicy: {
           automated: { prune: true, selfHeal: true },
           syncOptions: ['ServerSideApply=true', 'PrunePropagationPolicy=foreground'],

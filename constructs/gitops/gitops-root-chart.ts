@@ -1,7 +1,7 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { ArgoApplication, type ArgoApplicationProps } from './argo-application.ts';
-import { ArgoProject } from './argo-project.ts';
+import { ArgoProject, type GroupKind } from './argo-project.ts';
 
 export interface GitopsRootChartProps {
   readonly argocdNamespace: string;
@@ -10,13 +10,24 @@ export interface GitopsRootChartProps {
   readonly revision: string;
   /** Folder of the child Applications (app of apps). */
   readonly appsPath: string;
+  /** What the project permits: the namespaces and kinds the tree deploys. */
+  readonly namespaces: readonly string[];
+  readonly namespacedKinds: readonly GroupKind[];
+  readonly clusterKinds: readonly GroupKind[];
 }
 
 /** The root of the tree: the project and the app-of-apps Application that syncs every child. */
 export class GitopsRootChart extends Chart {
   constructor(scope: Construct, id: string, props: GitopsRootChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
-    new ArgoProject(this, 'project', { name: props.project, argocdNamespace: props.argocdNamespace, repoUrl: props.repoUrl });
+    new ArgoProject(this, 'project', {
+      name: props.project,
+      argocdNamespace: props.argocdNamespace,
+      repoUrl: props.repoUrl,
+      namespaces: props.namespaces,
+      namespacedKinds: props.namespacedKinds,
+      clusterKinds: props.clusterKinds,
+    });
     new ArgoApplication(this, 'root', {
       name: 'crownlabs-root',
       argocdNamespace: props.argocdNamespace,
@@ -24,6 +35,7 @@ export class GitopsRootChart extends Chart {
       repoUrl: props.repoUrl,
       revision: props.revision,
       path: props.appsPath,
+      namespace: props.argocdNamespace,
       syncWave: 0,
     });
   }

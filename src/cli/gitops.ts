@@ -1,27 +1,38 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { compose } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
-import { listFiles, OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
-import { GitopsTreeBuilder } from '../sinks/gitops.ts';
+import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { GitopsTreeBuilder, gitopsConfigProblems } from '../sinks/gitops.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { LabSession } from './lab-session.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
-import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems } from './report.ts';
+import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems, writeStdout } from './report.ts';
 import { inputPaths } from './synth.ts';
+import { changeCount, DEFAULT_DIFF_LIMITS, shellWord, statusLines, treeChanges, treeDiff } from './tree-diff.ts';
+
+/**
+ * `gitops --check`: 0 up to date, 1 stale (as `diff`), 3 nothing compared: the input or the
+ * configuration is invalid, or the folder cannot be read. (2 stays the CLI's usage error.)
+ */
+export const CHECK_EXIT = { upToDate: 0, stale: 1, invalid: 3 } as const;
+
+/** Names of the stale files printed beside the diff; the rest are counted. */
+const MAX_NAMED = 100;
 
 interface GitopsOptions {
   file: string[];
   output: string;
   check?: boolean;
+  fullDiff?: boolean;
   watch?: boolean;
   debounce: string;
   quiet?: boolean;
@@ -35,19 +46,39 @@ export function registerGitops(program: Command): void {
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
     .requiredOption('-f, --file <path...>', 'input files or folders')
     .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
-    .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
+    .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
+    .option('--full-diff', 'with --check: print the whole diff of every stale file')
     .option('--watch', 'keep running: re-render what an input change affects')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
-  addConfigOptions(cmd).action(async (opts: GitopsOptions) => {
-    process.exitCode = await runGitops(opts);
+  addConfigOptions(cmd).action(async (opts: GitopsOptions, command: Command) => {
+    process.exitCode = await runGitops(opts, rerunCommand(command));
   });
 }
 
-export async function runGitops(opts: GitopsOptions): Promise<number> {
-  const { config, problems: configProblems } = configFromOptions(opts);
-  if (reportProblems(configProblems)) return EXIT_INPUT;
+/**
+ * The command line to write the folder, for --check's hint: every option given on the command line
+ * (-f, --config, config flags, -o…), but --check and --full-diff, quoted for a POSIX shell.
+ */
+export function rerunCommand(command: Command): string {
+  const words = ['crownlabs', command.name()];
+  for (const opt of command.options) {
+    const name = opt.attributeName();
+    if (name === 'check' || name === 'fullDiff' || command.getOptionValueSource(name) !== 'cli') continue;
+    const value = command.getOptionValue(name) as unknown;
+    const flag = opt.short ?? opt.long!;
+    if (typeof value === 'boolean') words.push(flag);
+    else words.push(flag, ...(Array.isArray(value) ? value : [value]).map((v) => shellWord(String(v))));
+  }
+  return words.join(' ');
+}
+
+export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -f ${opts.file.map(shellWord).join(' ')} -o ${shellWord(opts.output)}`): Promise<number> {
+  const invalid = opts.check ? CHECK_EXIT.invalid : EXIT_INPUT;
+  const { config, problems: loaded } = configFromOptions(opts);
+  const configProblems = [...loaded, ...(loaded.some((p) => p.severity === 'error') ? [] : gitopsConfigProblems(config))];
+  if (reportProblems(configProblems)) return invalid;
   const out = resolve(opts.output);
   const inputs = inputPaths(opts);
   // Checked before any work (--check only reads it): a refused folder fails fast (OutputError, exit 1).
@@ -66,24 +97,23 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
     files = builder.files(session.renderedSets());
   } else {
     const tree = await renderTree(opts, config, builder, jobs);
-    if (tree === 'invalid') return EXIT_INPUT;
+    if (tree === 'invalid') return invalid;
     files = tree;
   }
 
-  if (opts.check) {
-    const stale = staleFiles(out, withMarker(files));
-    if (stale.length === 0) {
-      process.stderr.write(`${opts.output} is up to date (${files.size} files)\n`);
-      return EXIT_OK;
-    }
-    // Without the marker, gitops refuses to replace the folder: say so before suggesting it.
-    const unmarked = existsSync(out) && !isOutputFolder(out) ? ` (after removing ${opts.output}: it has no ${OUTPUT_MARKER} marker, so crownlabs will not replace it)` : '';
-    process.stderr.write(`${opts.output} is stale: ${stale.length} file(s) differ, e.g.\n${stale.slice(0, 20).map((f) => `  ${f}`).join('\n')}\nrun: crownlabs gitops -f ${opts.file.join(' ')} -o ${opts.output}${unmarked}\n`);
-    return EXIT_INPUT;
+  if (opts.check) return checkFolder(opts, out, withMarker(files), rerun);
+  const sealed = sealedPlaceholders(config, files);
+  if (sealed > 0 && !opts.quiet) {
+    process.stderr.write(
+      `warning: gitopsSecretMode "sealed-secret": ${sealed} SealedSecret(s) hold placeholder values (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree), and each gitops run writes the placeholders again\n`,
+    );
   }
 
+  const projectChange = projectChanged(out, files);
   const result = writeTreeAtomically(opts.output, files, { inputs });
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
+  // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
+  if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
   if (!opts.watch) return EXIT_OK;
 
   // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
@@ -173,15 +203,60 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   return files;
 }
 
-/** Files that differ between the folder and what it should hold. */
-export function staleFiles(dir: string, files: ReadonlyMap<string, string>): string[] {
-  const present = existsSync(dir) && statSync(dir).isDirectory() ? listFiles(dir) : new Set<string>();
-  const stale: string[] = [];
+/** SealedSecrets whose values are placeholders (every one the tree holds: it never holds values). */
+function sealedPlaceholders(config: ComposerConfig, files: ReadonlyMap<string, string>): number {
+  if (config.gitopsSecretMode !== 'sealed-secret') return 0;
+  let n = 0;
+  for (const rel of files.keys()) if (basename(rel).startsWith('SealedSecret_')) n++;
+  return n;
+}
+
+/** The AppProject's path when the tree changes it (written before or not). */
+function projectChanged(out: string, files: ReadonlyMap<string, string>): string | undefined {
   for (const [rel, content] of files) {
-    if (!present.has(rel) || readFileSync(join(dir, rel), 'utf8') !== content) stale.push(rel);
+    if (!rel.startsWith('root/AppProject_')) continue;
+    const path = join(out, rel);
+    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    return before === content ? undefined : rel;
   }
-  for (const rel of present) if (!files.has(rel)) stale.push(rel);
-  return stale.sort();
+  return undefined;
+}
+
+/** --check: the diff on stdout; the summary, the names and the command that updates the folder on stderr. */
+async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string): Promise<number> {
+  let changes;
+  try {
+    changes = treeChanges(out, files);
+  } catch (err) {
+    process.stderr.write(`${opts.output}: error: cannot read: ${(err as Error).message}\nnothing compared\n`);
+    return CHECK_EXIT.invalid;
+  }
+  const stale = changeCount(changes);
+  if (stale === 0) {
+    process.stderr.write(`${opts.output} is up to date (${files.size} files)\n`);
+    return CHECK_EXIT.upToDate;
+  }
+  let diff;
+  try {
+    diff = await treeDiff(out, files, changes, opts.fullDiff ? undefined : DEFAULT_DIFF_LIMITS);
+  } catch (err) {
+    diff = { text: '', shown: 0, error: (err as Error).message };
+  }
+  if (diff.text && (await writeStdout(diff.text)) !== EXIT_OK) return CHECK_EXIT.invalid;
+  const status = statusLines(changes);
+  const named = status.slice(0, MAX_NAMED).map((l) => `  ${l}`);
+  if (status.length > MAX_NAMED) named.push(`  … and ${status.length - MAX_NAMED} more`);
+  // Without the marker, gitops refuses to replace the folder: say so before suggesting it.
+  const unmarked = existsSync(out) && !isOutputFolder(out) ? `first remove ${opts.output}: it has no ${OUTPUT_MARKER} marker, so crownlabs will not replace it; then ` : '';
+  const lines = [
+    `${opts.output} is stale: ${stale} file(s) differ (${changes.changed.length} changed, ${changes.added.length} added, ${changes.deleted.length} deleted; M changed, A added, D deleted):`,
+    ...named,
+  ];
+  if (diff.error) lines.push(`no content diff: ${diff.error}`);
+  else if (diff.shown < stale) lines.push(`the diff on stdout shows ${diff.shown} of the ${stale} files, at most ${DEFAULT_DIFF_LIMITS.lines} lines each (--full-diff shows all)`);
+  lines.push(`${unmarked}run: ${rerun}`);
+  process.stderr.write(`${lines.join('\n')}\n`);
+  return CHECK_EXIT.stale;
 }
 
 /**

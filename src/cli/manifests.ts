@@ -3,11 +3,13 @@ import { stringify } from 'yaml';
 import { App, Chart } from 'cdk8s';
 import { ArgoApplication } from '../../constructs/gitops/argo-application.ts';
 import { ArgoCdSettings } from '../../constructs/gitops/argocd-settings.ts';
+import { ArgoProject } from '../../constructs/gitops/argo-project.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { renderPlatform } from '../platform/install.ts';
 import { writeFileAtomically } from '../sinks/atomic-tree.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
+import { gitopsConfigProblems, objectsScope } from '../sinks/gitops.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE, reportProblems, writeStdout } from './report.ts';
 
@@ -43,6 +45,8 @@ export async function runManifests(opts: ManifestsOptions): Promise<number> {
     process.stderr.write('crownlabs manifests: --argocd-application and --argocd-cm render different things: give one\n');
     return EXIT_USAGE;
   }
+  // The platform's Application reads gitopsRepoUrl: no placeholder default (as `gitops`).
+  if (opts.argocdApplication && reportProblems(gitopsConfigProblems(config))) return EXIT_INPUT;
   const objects = opts.argocdCm ? argocdSettings(config) : opts.argocdApplication ? platformApplication(config, opts.argocdApplication) : renderPlatform(config);
   // The Lua scripts stay readable as literal block scalars (the emitter quotes multi-line strings).
   const yaml = opts.argocdCm ? objects.map((o) => `---\n${stringify(o, { blockQuote: 'literal', lineWidth: 0 })}`).join('') : objectsToYaml(objects);
@@ -52,16 +56,28 @@ export async function runManifests(opts: ManifestsOptions): Promise<number> {
   return EXIT_OK;
 }
 
-/** The Argo CD Application of the platform itself (same construct as the gitops tree's). */
+/**
+ * The Argo CD Application of the platform itself (same construct as the gitops tree's), in a project
+ * of its own, `<argocdProject>-platform`: the lab's project permits only what the lab's tree
+ * deploys; this one permits only what the install deploys (CRDs, webhooks, its namespaces…).
+ */
 export function platformApplication(config: ComposerConfig, path: string): KubeObject[] {
   const chart = new Chart(new App(), 'platform-application');
+  const project = `${config.argocdProject}-platform`;
+  new ArgoProject(chart, 'project', {
+    name: project,
+    argocdNamespace: config.argocdNamespace,
+    repoUrl: config.gitopsRepoUrl,
+    ...objectsScope(renderPlatform(config), config.platformNamespace),
+  });
   new ArgoApplication(chart, 'platform', {
     name: 'crownlabs-platform',
     argocdNamespace: config.argocdNamespace,
-    project: config.argocdProject,
+    project,
     repoUrl: config.gitopsRepoUrl,
     revision: config.gitopsRevision,
     path,
+    namespace: config.platformNamespace,
     // Before the lab's own Applications: they need the CRDs and the shared ClusterRoles.
     syncWave: -1,
   });

@@ -96,7 +96,7 @@ export const CONFIG_KEYS = [
   { key: 'keycloakUser', flag: '--kc-tenant-operator-user', type: 'string', default: '', doc: 'Keycloak admin user.' },
   { key: 'keycloakPassword', flag: '--kc-tenant-operator-psw', type: 'string', default: '', secret: true, doc: 'Keycloak admin password (prefer the environment variable).' },
   // --- GitOps sink ---
-  { key: 'gitopsRepoUrl', flag: '--gitops-repo-url', type: 'string', check: 'git-url', default: 'https://git.example.com/crownlabs/lab.git', doc: 'Git repository Argo CD reads the gitops tree from.' },
+  { key: 'gitopsRepoUrl', flag: '--gitops-repo-url', type: 'string', check: 'git-url', default: '', doc: 'Git repository Argo CD reads the gitops tree from. Required by `gitops` and `manifests --argocd-application`: no placeholder default, an Application reading a made-up repository would sync nothing.' },
   { key: 'gitopsRevision', flag: '--gitops-revision', type: 'string', check: 'non-empty', default: 'HEAD', doc: 'Git revision Argo CD tracks.' },
   { key: 'gitopsPath', flag: '--gitops-path', type: 'string', check: 'relative-path', default: 'gitops', doc: 'Path of the gitops tree inside that repository.' },
   { key: 'argocdNamespace', flag: '--argocd-namespace', type: 'string', check: 'dns-label', default: 'argocd', doc: 'Namespace of Argo CD (where the Applications live).' },

@@ -2,7 +2,11 @@ import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
 import type { KubeObject } from '../api/types.ts';
 import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
+import type { Problem } from '../api/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
+import { envVarName } from '../config/keys.ts';
+import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
+import type { GroupKind } from '../../constructs/gitops/argo-project.ts';
 import { objectToYaml } from './yaml-emitter.ts';
 
 /**
@@ -20,6 +24,8 @@ import { objectToYaml } from './yaml-emitter.ts';
 export interface GitopsApp {
   name: string;
   folder: string;
+  /** The Application's destination namespace: the namespace its objects are about. */
+  namespace: string;
   syncWave: number;
   /** The resource sets this Application deploys. */
   sets: GitopsSet[];
@@ -29,6 +35,22 @@ export interface GitopsApp {
 export interface GitopsSet {
   unit: { id: string; parent: RenderedSet['unit']['parent'] };
   objectCount: number;
+}
+
+/**
+ * What the gitops tree needs of the configuration beyond valid values: the repository Argo CD reads
+ * it from has no default (a placeholder would render a tree that syncs nothing, without a word).
+ */
+export function gitopsConfigProblems(config: ComposerConfig): Problem[] {
+  if (config.gitopsRepoUrl !== '') return [];
+  return [
+    {
+      severity: 'error',
+      file: 'configuration',
+      field: 'gitopsRepoUrl',
+      message: `is not set: the Applications and the AppProject name the git repository Argo CD reads this tree from. Set it in the config file (gitopsRepoUrl: https://git.example.org/lab.git), with --gitops-repo-url or with ${envVarName('gitopsRepoUrl')}`,
+    },
+  ];
 }
 
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
@@ -68,8 +90,8 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
   const byNamespace = new Map<string, GitopsSet[]>();
   for (const set of sets) {
     const p = set.unit.parent;
-    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, syncWave: 1, sets: [set] });
-    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, syncWave: 2, sets: [set] });
+    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, namespace: workspaceNamespaceName(p.name), syncWave: 1, sets: [set] });
+    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, namespace: tenantNamespaceName(p.name), syncWave: 2, sets: [set] });
     else if (p.kind === 'Instance') {
       const list = byNamespace.get(p.namespace ?? '') ?? [];
       list.push(set);
@@ -92,7 +114,7 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
     chunks.forEach((chunk, i) => {
       // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
       const suffix = chunks.length > 1 ? `.${i + 1}` : '';
-      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, syncWave: 3, sets: chunk });
+      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, namespace: ns, syncWave: 3, sets: chunk });
     });
   }
   return apps;
@@ -180,6 +202,63 @@ export function secretReference(secret: KubeObject, config: ComposerConfig): Kub
   }
 }
 
+function resourceKey(apiVersion: string, kind: string, namespace: string | undefined): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return `${slash < 0 ? '' : apiVersion.slice(0, slash)}\t${kind}\t${namespace ?? ''}`;
+}
+
+/**
+ * Namespace families CrownLabs names (src/model/naming.ts): a namespace of one is permitted by the
+ * family's pattern, so a new tenant or workspace needs no change of the hand-applied project.
+ */
+const NAMESPACE_FAMILIES = [tenantNamespaceName('*'), sandboxNamespaceName('*'), workspaceNamespaceName('*')];
+
+/**
+ * What the AppProject permits, derived from what the tree deploys: the kinds of its objects and of
+ * the child Applications, the namespaces they are in (a family's pattern for CrownLabs-named ones,
+ * else the exact name), and the Applications' own destination namespaces.
+ */
+export function projectScope(apps: readonly Pick<AppOutput, 'parts' | 'namespace'>[], argocdNamespace: string): ProjectScope {
+  const resources = new Set<string>([resourceKey('argoproj.io/v1alpha1', 'Application', argocdNamespace)]);
+  const namespaces = new Set<string>([argocdNamespace]);
+  for (const app of apps) {
+    namespaces.add(app.namespace);
+    for (const part of app.parts) for (const r of part.resources) resources.add(r);
+  }
+  return scopeOf(resources, namespaces);
+}
+
+/** The same for objects Argo CD syncs into `destination` (the platform install's Application). */
+export function objectsScope(objects: readonly KubeObject[], destination: string): ProjectScope {
+  return scopeOf(new Set(objects.map((o) => resourceKey(o.apiVersion, o.kind, o.metadata.namespace))), new Set([destination]));
+}
+
+export interface ProjectScope {
+  namespaces: string[];
+  namespacedKinds: GroupKind[];
+  clusterKinds: GroupKind[];
+}
+
+function scopeOf(resources: ReadonlySet<string>, namespaces: Set<string>): ProjectScope {
+  const namespaced = new Set<string>();
+  const cluster = new Set<string>();
+  for (const r of resources) {
+    const [group, kind, namespace] = r.split('\t');
+    if (namespace) {
+      namespaced.add(`${group}\t${kind}`);
+      namespaces.add(namespace);
+    } else cluster.add(`${group}\t${kind}`);
+  }
+  const patterns = new Set<string>();
+  for (const ns of namespaces) patterns.add(NAMESPACE_FAMILIES.find((f) => ns.startsWith(f.slice(0, -1)) && ns.length >= f.length) ?? ns);
+  const kinds = (set: Set<string>) =>
+    [...set].sort().map((k) => {
+      const [group, kind] = k.split('\t');
+      return { group, kind };
+    });
+  return { namespaces: [...patterns].sort(), namespacedKinds: kinds(namespaced), clusterKinds: kinds(cluster) };
+}
+
 function kustomization(files: readonly string[]): string {
   return objectToYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...files].sort() });
 }
@@ -190,6 +269,7 @@ function renderChart(build: (app: App) => Chart): KubeObject[] {
 
 interface AppOutput {
   folder: string;
+  namespace: string;
   syncWave: number;
   /** The files of the sets it was built from (identity: a re-rendered set has new files). */
   parts: SetFiles[];
@@ -206,6 +286,8 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
 
 export interface SetFiles {
   files: [name: string, content: string][];
+  /** What the AppProject must permit for these files: `group\tkind\tnamespace` (namespace empty: cluster-scoped), unique. */
+  resources: string[];
   /** SECRETS.md rows (namespace, name, keys) of the Secrets left out; the Application is added later. */
   expectedSecrets: string[];
 }
@@ -257,7 +339,7 @@ export class GitopsTreeBuilder {
     for (const app of apps) {
       const parts = app.sets.map((set) => this.setFiles(set));
       let out = this.apps.get(app.name);
-      if (!out || out.folder !== app.folder || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
+      if (!out || out.folder !== app.folder || out.namespace !== app.namespace || out.syncWave !== app.syncWave || !sameItems(out.parts, parts)) out = this.appOutput(app, parts);
       next.set(app.name, out);
       outputs.push(out);
       for (const [path, content] of out.entries) files.set(path, content);
@@ -282,7 +364,7 @@ export class GitopsTreeBuilder {
     const [appFile, yaml] = this.appYaml.get(this.applicationKey(app))!;
     entries.push([`apps/${appFile}`, yaml]);
     const expected = parts.flatMap((part) => part.expectedSecrets.map((row) => `${row} ${app.name} |`));
-    return { folder: app.folder, syncWave: app.syncWave, parts, entries, appFile, expected };
+    return { folder: app.folder, namespace: app.namespace, syncWave: app.syncWave, parts, entries, appFile, expected };
   }
 
   /** The files after the Applications': the apps kustomization, the root, SECRETS.md. */
@@ -298,6 +380,7 @@ export class GitopsTreeBuilder {
           repoUrl: config.gitopsRepoUrl,
           revision: config.gitopsRevision,
           appsPath: `${base}/apps`,
+          ...projectScope(apps, config.argocdNamespace),
         }),
     );
     out.push(['root/kustomization.yaml', kustomization(rootObjects.map((o) => objectFileName(o)))]);
@@ -310,12 +393,16 @@ export class GitopsTreeBuilder {
   setFilesOf(set: RenderedSet): SetFiles {
     let sf = this.perSet.get(set.unit);
     if (!sf) {
-      sf = { files: [], expectedSecrets: [] };
+      sf = { files: [], resources: [], expectedSecrets: [] };
+      const resources = new Set<string>();
       for (const obj of set.objects) {
         const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
-        if (out) sf.files.push([objectFileName(out), objectToYaml(out)]);
-        else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
+        if (out) {
+          sf.files.push([objectFileName(out), objectToYaml(out)]);
+          resources.add(resourceKey(out.apiVersion, out.kind, out.metadata.namespace));
+        } else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
       }
+      sf.resources = [...resources].sort();
       this.perSet.set(set.unit, sf);
     }
     return sf;
@@ -333,7 +420,7 @@ export class GitopsTreeBuilder {
   }
 
   private applicationKey(app: GitopsApp): string {
-    return `${app.name}\0${app.folder}\0${app.syncWave}`;
+    return `${app.name}\0${app.folder}\0${app.namespace}\0${app.syncWave}`;
   }
 
   /**
@@ -345,7 +432,7 @@ export class GitopsTreeBuilder {
     if (missing.length === 0) return;
     const c = this.config;
     const base = c.gitopsPath.replace(/\/+$/, '');
-    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, syncWave: app.syncWave }));
+    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, namespace: app.namespace, syncWave: app.syncWave }));
     const objects = renderChart((a) => new GitopsAppsChart(a, 'apps', { apps: props, argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }));
     const byName = new Map(objects.map((o) => [o.metadata.name, o]));
     for (const app of missing) {

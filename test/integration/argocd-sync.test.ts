@@ -203,7 +203,9 @@ beforeAll(async () => {
   kcA = adminKubeConfig();
   mkdirSync(inputsDir, { recursive: true });
   mkdirSync(repo, { recursive: true });
-  writeFileSync(configFile, `${readFileSync(path.join(REPO_ROOT, 'examples/crownlabs.config.yaml'), 'utf8')}\ngitopsRepoUrl: file://${repo}\n`);
+  // The example's made-up repository replaced by the local one.
+  const example = readFileSync(path.join(REPO_ROOT, 'examples/crownlabs.config.yaml'), 'utf8').replace(/^gitopsRepoUrl:.*\n/m, '');
+  writeFileSync(configFile, `${example}\ngitopsRepoUrl: file://${repo}\n`);
   const loaded = loadConfig({ file: configFile });
   expect(loaded.problems).toEqual([]);
   config = loaded.config;

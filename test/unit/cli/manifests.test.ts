@@ -5,6 +5,8 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { MANIFESTS_HEADER } from '../../../src/cli/manifests.ts';
 import { CONFIG, crownlabs } from '../../support/cli.ts';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
 
 const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
 
@@ -21,8 +23,14 @@ describe('crownlabs manifests', () => {
 
   it('--argocd-application renders the Application that syncs the committed install', () => {
     const objects = docs(crownlabs(['manifests', '--config', CONFIG, '--argocd-application', 'platform']).stdout);
-    expect(objects).toHaveLength(1);
-    expect(objects[0]).toMatchObject({ kind: 'Application', metadata: { name: 'crownlabs-platform' }, spec: { source: { path: 'platform' } } });
+    expect(objects).toHaveLength(2);
+    expect(objects[1]).toMatchObject({ kind: 'Application', metadata: { name: 'crownlabs-platform' }, spec: { project: 'crownlabs-platform', source: { path: 'platform' }, destination: { namespace: 'crownlabs-composer' } } });
+    // Its own least-privilege project (#17.3): the lab's project does not permit CRDs, this one does, and no wildcard.
+    const project = objects[0] as Any;
+    expect(project).toMatchObject({ kind: 'AppProject', metadata: { name: 'crownlabs-platform' } });
+    expect(project.spec.clusterResourceWhitelist).toContainEqual({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' });
+    expect(project.spec.destinations.map((d: Any) => d.namespace)).toContain('crownlabs-composer');
+    expect(JSON.stringify(project.spec)).not.toContain('"*"');
   });
 
   it('--argocd-cm renders the argocd-cm keys the gitops tree needs, the Lua as readable blocks', () => {

@@ -150,8 +150,8 @@ describe('gitops --check and the marker', () => {
     rmSync(join(out, OUTPUT_MARKER));
     const r = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, '--check']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/1 file\(s\) differ, e\.g\.\n {2}\.crownlabs-output\n/);
-    expect(r.stderr).toMatch(/it has no \.crownlabs-output marker/);
+    expect(r.stderr).toMatch(/1 file\(s\) differ .*\n {2}A \.crownlabs-output\n/);
+    expect(r.stderr).toMatch(/it has no \.crownlabs-output marker, so crownlabs will not replace it; then run: crownlabs gitops /);
   });
 });
 

@@ -35,7 +35,7 @@ const BAD: Record<string, unknown[]> = {
   capMemory: ['-1G'],
   capInstances: [-1, '2147483648', '1.5'],
   keycloakUrl: ['keycloak.example.org'],
-  gitopsRepoUrl: ['git.example.com/lab.git', ''],
+  gitopsRepoUrl: ['git.example.com/lab.git', 'two words'],
   gitopsRevision: ['', 'two words'],
   gitopsPath: ['/abs', '../outside', ''],
   argocdNamespace: ['Argo', 'argo.cd'],

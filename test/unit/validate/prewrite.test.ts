@@ -105,7 +105,7 @@ describe('every sink refuses before writing', () => {
   const outs = mkdtempSync(join(tmpdir(), 'twins-out-'));
   const { first, second } = twinLab(dir);
   const config = join(mkdtempSync(join(tmpdir(), 'twins-config-')), 'config.yaml');
-  writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
+  writeFileSync(config, 'mydriveNfsServerName: nfs.example\ngitopsRepoUrl: https://git.example.org/lab.git\n');
   const expectRefused = (r: { code: number | null; stderr: string }) => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${relative(ROOT, first)} (document 5, Instance tenant-john-doe/inst.one): error: renders 4 objects`);
@@ -233,7 +233,7 @@ describe('what the API server would refuse is refused before writing (#14.15)', 
     writeFileSync(join(dir, 'lab.yaml'), longLab());
     const outs = mkdtempSync(join(tmpdir(), 'long-out-'));
     const config = join(mkdtempSync(join(tmpdir(), 'long-config-')), 'config.yaml');
-    writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
+    writeFileSync(config, 'mydriveNfsServerName: nfs.example\ngitopsRepoUrl: https://git.example.org/lab.git\n');
     for (const [cmd, out] of [['synth', 'dist'], ['gitops', 'gitops']] as const) {
       const r = crownlabs([cmd, '-f', dir, '--config', config, '-o', join(outs, out)]);
       expect(r.code, r.stderr).toBe(1);
