@@ -17,6 +17,8 @@ import { LabSession } from './lab-session.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems } from './report.ts';
 import { inputPaths } from './synth.ts';
+import { stdinIfNamed, stdinUsageError, usageError } from './stdin.ts';
+import { STDIN_PATH } from '../api/input-file.ts';
 
 interface GitopsOptions {
   file: string[];
@@ -33,7 +35,7 @@ export function registerGitops(program: Command): void {
   const cmd = program
     .command('gitops')
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
-    .requiredOption('-f, --file <path...>', 'input files or folders')
+    .requiredOption('-f, --file <path...>', 'input files or folders; - reads standard input (not with --watch)')
     .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see README)', 'gitops')
     .option('--check', 'write nothing; exit 1 when the folder is not what the input renders to')
     .option('--watch', 'keep running: re-render what an input change affects')
@@ -46,6 +48,8 @@ export function registerGitops(program: Command): void {
 }
 
 export async function runGitops(opts: GitopsOptions): Promise<number> {
+  const usage = stdinUsageError('gitops', opts.file) ?? (opts.watch && opts.file.includes(STDIN_PATH) ? usageError('gitops', '--watch cannot watch standard input (-f -)') : undefined);
+  if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
   const out = resolve(opts.output);
@@ -148,7 +152,8 @@ export async function runGitops(opts: GitopsOptions): Promise<number> {
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config, { secretValues: false });
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
   const bar = progressBar(opts);

@@ -1,8 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
+import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 
 /** A copy of the example lab, to break. */
 function labCopy(): string {
@@ -121,5 +122,65 @@ describe('--help, help config and usage errors (#17.2)', () => {
       `${file}:3:1: error: CROWNLABS_CAP_CPU: unknown config key: did you mean capCpu?`,
       `${file}:4:1: error: zzzzzz: unknown config key (see 'crownlabs help config' for the keys)`,
     ]);
+  });
+});
+
+/** Runs the CLI with `input` on its standard input. */
+function withStdin(args: string[], input: string | Buffer) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The example lab as one multi-document stream, as `kustomize build` or `cat` with separators give it. */
+const labStream = () => readdirSync(LAB).sort().map((f) => `---\n${readFileSync(join(LAB, f), 'utf8')}`).join('\n');
+
+describe('-f - reads standard input (#17.2)', () => {
+  it('synth, validate and gitops render from stdin what they render from the files', () => {
+    const fromFiles = crownlabs(['synth', '-f', LAB, '--config', CONFIG, '--stdout']);
+    const fromStdin = withStdin(['synth', '-f', '-', '--config', CONFIG, '--stdout'], labStream());
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stdout).toBe(fromFiles.stdout);
+    expect(withStdin(['validate', '-f', '-', '--config', CONFIG], labStream()).code).toBe(0);
+    const out = join(mkdtempSync(join(tmpdir(), 'cliux-gitops-')), 'tree');
+    const g = withStdin(['gitops', '-f', '-', '--config', CONFIG, '-o', out], labStream());
+    expect(g.code, g.stderr).toBe(0);
+    expect(readdirSync(out).length).toBeGreaterThan(1);
+  });
+
+  it('mixes with files; its problems are shown as <stdin> with document and line', () => {
+    const lab = labCopy();
+    const templates = readFileSync(join(lab, 'templates-coffee.yaml'), 'utf8');
+    writeFileSync(join(lab, 'templates-coffee.yaml'), '');
+    const r = withStdin(['validate', '-f', lab, '-f', '-', '--config', CONFIG], templates.replace('cpu: 2', 'cpu: two'));
+    expect(r.code).toBe(1);
+    expect(errorLines(r.stderr)[0]).toMatch(/^<stdin>:18:14 \(document 1, Template workspace-coffee\/espresso\): error: spec\.environmentList\[0\]\.resources\.cpu: /);
+    // The same object on stdin and in a file is a duplicate, naming both.
+    const dup = withStdin(['validate', '-f', LAB, '-f', '-', '--config', CONFIG], readFileSync(join(LAB, 'workspaces.yaml'), 'utf8'));
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/^<stdin>:\d+:\d+ \(document 1, Workspace \S+\): error: metadata\.name: duplicate Workspace "\S+" \(first defined in examples\/lab\/workspaces\.yaml, document 1\)$/m);
+  });
+
+  it('keeps the limits of an input file: size, UTF-8, aliases', () => {
+    const big = withStdin(['validate', '-f', '-', '--input-max-file-size', '1Ki'], `# ${'x'.repeat(2000)}\n`);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toContain('<stdin>: error: has more than inputMaxFileSize (1024 bytes): not read');
+    const bad = withStdin(['validate', '-f', '-'], Buffer.from('a: \xff\n', 'latin1'));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('<stdin>:1: error: invalid UTF-8 at byte offset 3 (byte 0xff)');
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n');
+    const alias = withStdin(['validate', '-f', '-'], bomb);
+    expect(alias.code).toBe(1);
+    expect(alias.stderr).toMatch(/^<stdin>:\d+:\d+ \(document 1\): error: .*alias/m);
+  });
+
+  it('naming it twice, or watching it, is a usage error', () => {
+    for (const cmd of ['synth', 'validate', 'gitops', 'diff']) {
+      const r = withStdin([cmd, '-f', '-', '-f', '-'], labStream());
+      expect(r.code, cmd).toBe(2);
+      expect(r.stderr, cmd).toBe(`error: -f - given more than once: standard input can be read only once\nsee 'crownlabs ${cmd} --help'\n`);
+    }
+    const w = withStdin(['gitops', '-f', '-', '--watch'], labStream());
+    expect(w.code).toBe(2);
+    expect(w.stderr).toBe("error: --watch cannot watch standard input (-f -)\nsee 'crownlabs gitops --help'\n");
   });
 });
