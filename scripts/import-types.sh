@@ -13,7 +13,9 @@ join "$tmp/crownlabs.yaml" imports/crds/crownlabs.polito.it_*.yaml
 join "$tmp/kubevirt.yaml" imports/crds/kubevirt.io_virtualmachines.yaml imports/crds/kubevirt.io_virtualmachineinstances.yaml
 join "$tmp/cdi.yaml" imports/crds/cdi.kubevirt.io_datavolumes.yaml
 join "$tmp/argoproj.yaml" imports/crds/argoproj.io_applications.yaml imports/crds/argoproj.io_appprojects.yaml
+# --no-save: cdk8s import would otherwise rewrite cdk8s.yaml (dropping its comments) with `imports:`
+# entries naming these temporary files, which the next plain `cdk8s import` would then fail on.
+# CDK8S_CHECK_UPGRADE=false: the CLI's upgrade check needs the internet and prints a stack trace offline.
 for f in crownlabs kubevirt cdi argoproj; do
-  # The CLI's update check needs the internet and prints a stack trace offline; it is harmless.
-  npx cdk8s import --language typescript --output imports "$tmp/$f.yaml" 2>&1 | grep -E '^(  )?[a-z0-9.-]+(/[a-z]+)?$' || true
+  CDK8S_CHECK_UPGRADE=false npx cdk8s import --no-save --language typescript --output imports "$tmp/$f.yaml"
 done

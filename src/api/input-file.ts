@@ -45,18 +45,48 @@ export function readInputFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES, l
       total += n;
       if (total > maxBytes) return { ok: false, reason: 'too-large', message: tooLarge(undefined, maxBytes, limitName) };
     }
-    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-    // Decoding would silently turn bad bytes into U+FFFD.
-    if (!isUtf8(bytes)) {
-      const offset = firstInvalidUtf8(bytes);
-      return { ok: false, reason: 'invalid-utf8', line: lineAt(bytes, offset), message: `invalid UTF-8 at byte offset ${offset} (byte 0x${bytes[offset].toString(16).padStart(2, '0')})` };
-    }
-    return { ok: true, text: bytes.toString('utf8') };
+    return decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
   } catch (err) {
     return { ok: false, reason: 'unreadable', message: `cannot read: ${(err as Error).message}` };
   } finally {
     closeSync(fd);
   }
+}
+
+/** `-f -`: the input is read from standard input, as kubectl does; messages call it `<stdin>`. */
+export const STDIN_PATH = '-';
+export const STDIN_NAME = '<stdin>';
+
+/**
+ * Reads standard input (until its end) as one input file, with the same limits: at most
+ * `maxBytes` bytes (reading stops past them) and valid UTF-8.
+ */
+export async function readStdin(maxBytes = DEFAULT_MAX_FILE_BYTES, limitName = 'inputMaxFileSize', stream: NodeJS.ReadableStream = process.stdin): Promise<ReadResult> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      total += buf.length;
+      if (total > maxBytes) {
+        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        return { ok: false, reason: 'too-large', message: tooLarge(undefined, maxBytes, limitName) };
+      }
+      chunks.push(buf);
+    }
+  } catch (err) {
+    return { ok: false, reason: 'unreadable', message: `cannot read: ${(err as Error).message}` };
+  }
+  return decode(Buffer.concat(chunks, total));
+}
+
+function decode(bytes: Buffer): ReadResult {
+  // Decoding would silently turn bad bytes into U+FFFD.
+  if (!isUtf8(bytes)) {
+    const offset = firstInvalidUtf8(bytes);
+    return { ok: false, reason: 'invalid-utf8', line: lineAt(bytes, offset), message: `invalid UTF-8 at byte offset ${offset} (byte 0x${bytes[offset].toString(16).padStart(2, '0')})` };
+  }
+  return { ok: true, text: bytes.toString('utf8') };
 }
 
 /**

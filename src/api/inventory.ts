@@ -34,9 +34,21 @@ export class Inventory {
   private readonly sources = new WeakMap<object, Source>();
   private managersIndex?: Map<string, Tenant[]>;
 
-  /** Adds objects; a second object with the same kind and key is reported and ignored. */
-  static fromObjects(objects: readonly SourcedObject[]): { inventory: Inventory; problems: Problem[] } {
+  /**
+   * Templates (`namespace/name`) that were in the input but refused with an error of their own:
+   * their Instances are not reported one by one as "not found" (see `templateUsers`).
+   */
+  private refusedTemplates: ReadonlySet<string> = new Set();
+  /** Instances (keys) of each refused Template, filled by checkReferences. */
+  readonly templateUsers = new Map<string, string[]>();
+
+  /**
+   * Adds objects; a second object with the same kind and key is reported and ignored.
+   * `refusedTemplates`: see the field of that name.
+   */
+  static fromObjects(objects: readonly SourcedObject[], refusedTemplates?: ReadonlySet<string>): { inventory: Inventory; problems: Problem[] } {
     const inventory = new Inventory();
+    if (refusedTemplates) inventory.refusedTemplates = refusedTemplates;
     const problems: Problem[] = [];
     for (const { object, source } of objects) {
       const map = inventory.mapFor(object);
@@ -120,6 +132,7 @@ export class Inventory {
   /** Problems with references between inputs: errors for what an Instance needs, warnings otherwise. */
   checkReferences(): Problem[] {
     const problems: Problem[] = [];
+    this.templateUsers.clear();
     const about = (obj: InputObject, pointer: string, field: string) => {
       const src = this.sources.get(obj);
       return {
@@ -135,6 +148,10 @@ export class Inventory {
       const tref = instance.spec[TEMPLATE_REF];
       if (!tref.namespace) {
         problems.push({ severity: 'error', ...about(instance, `/spec/${esc(TEMPLATE_REF)}`, `spec["${TEMPLATE_REF}"].namespace`), message: 'required: Templates are namespaced' });
+      } else if (!this.templateOf(instance) && this.refusedTemplates.has(`${tref.namespace}/${tref.name}`)) {
+        // One broken Template is one error (its own), not one more per Instance that uses it.
+        const key = `${tref.namespace}/${tref.name}`;
+        this.templateUsers.set(key, [...(this.templateUsers.get(key) ?? []), objectKey(instance)]);
       } else if (!this.templateOf(instance)) {
         problems.push({ severity: 'error', ...about(instance, `/spec/${esc(TEMPLATE_REF)}/name`, `spec["${TEMPLATE_REF}"]`), message: `Template ${tref.namespace}/${tref.name} not found` });
       }

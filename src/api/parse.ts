@@ -6,7 +6,7 @@ import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { isOutputFolder } from '../output-marker.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
-import { fileType, readInputFile } from './input-file.ts';
+import { fileType, readInputFile, STDIN_NAME, STDIN_PATH, type ReadResult } from './input-file.ts';
 import { pointerSegments, type Problem } from './problems.ts';
 import { SchemaValidator, UNKNOWN_FIELD } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
@@ -37,6 +37,8 @@ export interface ReadOptions {
   cwd?: string;
   /** Most bytes one input file may hold (config `inputMaxFileSize`; default 16 MiB). */
   maxFileBytes?: number;
+  /** Standard input, read beforehand (src/api/input-file.ts, readStdin), for the path `-`. */
+  stdin?: ReadResult;
 }
 
 export interface ParsedInput {
@@ -60,6 +62,7 @@ function inputValidator(): SchemaValidator {
  * Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. Only regular
  * files are read: a FIFO, device or socket named on the command line is an error, one found in a
  * folder is skipped with a warning; a folder reached again through a symbolic link is not read twice.
+ * `-` stands for standard input (once).
  */
 export function expandInputPaths(paths: readonly string[]): { files: string[]; problems: Problem[] } {
   const files: string[] = [];
@@ -68,6 +71,11 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
   const seenFiles = new Set<string>();
   const walked = new Set<string>();
   const walk = (p: string, explicit: boolean, ancestors: readonly string[]) => {
+    if (explicit && p === STDIN_PATH) {
+      if (files.includes(STDIN_PATH)) problems.push({ severity: 'error', file: STDIN_NAME, message: 'named twice: standard input can be read only once' });
+      else files.push(STDIN_PATH);
+      return;
+    }
     let st;
     try {
       st = statSync(p, { bigint: true });
@@ -131,7 +139,7 @@ export function readInputs(paths: readonly string[], options: ReadOptions = {}):
   const cwd = options.cwd ?? process.cwd();
   const objects: SourcedObject[] = [];
   for (const file of files) {
-    const parsed = parseInputFile(file, relative(cwd, file) || file, options);
+    const parsed = parseInputFile(file, file === STDIN_PATH ? STDIN_NAME : relative(cwd, file) || file, options);
     objects.push(...parsed.objects);
     problems.push(...parsed.problems);
   }
@@ -143,7 +151,8 @@ export function readInputs(paths: readonly string[], options: ReadOptions = {}):
  * not there (any more) from one that cannot be read.
  */
 export function parseInputFile(file: string, shown: string, options: ReadOptions = {}): { objects: SourcedObject[]; problems: Problem[]; missing?: true } {
-  const read = readInputFile(file, options.maxFileBytes);
+  const read: ReadResult =
+    file === STDIN_PATH ? (options.stdin ?? { ok: false, reason: 'unreadable', message: 'standard input was not read' }) : readInputFile(file, options.maxFileBytes);
   if (!read.ok) {
     const problem: Problem = { severity: 'error', file: shown, ...(read.line ? { line: read.line } : {}), message: read.message };
     return { objects: [], problems: [problem], ...(read.reason === 'missing' ? { missing: true as const } : {}) };

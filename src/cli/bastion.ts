@@ -3,9 +3,9 @@ import { DEFAULT_AUTHORIZED_KEYS_PATH } from '../bastion/keys-file.ts';
 import { DEFAULT_SSH_METRIC_NAME, serveTrackerHttp, SshConnectionTracker } from '../bastion/ssh-tracker.ts';
 import { runBastionKeys } from '../bastion/tenant-watch.ts';
 import { loadKubeConfig } from './kube.ts';
-import { EXIT_OK, EXIT_USAGE } from './report.ts';
+import { commandLogger, lineLog } from './log.ts';
+import { EXIT_INPUT, EXIT_OK, EXIT_USAGE } from './report.ts';
 
-const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
 function stopSignal(): AbortSignal {
   const stop = new AbortController();
@@ -22,7 +22,15 @@ export function registerBastion(program: Command): void {
     .addOption(new Option('--authorized-keys-path <file>', 'authorized_keys file to maintain').env('AUTHORIZED_KEYS_PATH').default(DEFAULT_AUTHORIZED_KEYS_PATH))
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
     .action(async (opts: { authorizedKeysPath: string; kubeconfig?: string }) => {
-      await runBastionKeys({ kubeConfig: loadKubeConfig(opts.kubeconfig), path: opts.authorizedKeysPath, log, signal: stopSignal() });
+      let kubeConfig;
+      try {
+        kubeConfig = loadKubeConfig(opts.kubeconfig);
+      } catch (e) {
+        process.stderr.write(`crownlabs bastion-keys: ${(e as Error).message.split('\n')[0]}\n`);
+        process.exitCode = EXIT_INPUT;
+        return;
+      }
+      await runBastionKeys({ kubeConfig, path: opts.authorizedKeysPath, log: lineLog(commandLogger('bastion-keys')), signal: stopSignal() });
       process.exitCode = EXIT_OK;
     });
 
@@ -34,6 +42,7 @@ export function registerBastion(program: Command): void {
     .option('--interface <name>', 'capture interface', 'any')
     .option('--tcpdump <path>', 'tcpdump binary', 'tcpdump')
     .action(async (opts: { metricsAddr: string; sshTrackerMetricName: string; interface: string; tcpdump: string }) => {
+      const log = lineLog(commandLogger('ssh-tracker'));
       const tracker = new SshConnectionTracker({ iface: opts.interface, metricName: opts.sshTrackerMetricName, command: opts.tcpdump, log });
       let server;
       try {

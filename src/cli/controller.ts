@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { pino } from 'pino';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { startController, type ControllerWebhookOptions } from '../controller/controller.ts';
 import { parseAddr } from '../controller/http-endpoints.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseDuration } from './duration.ts';
-import { loadKubeConfig } from './kube.ts';
+import { checkApiServer, loadKubeConfig } from './kube.ts';
+import { commandLogger } from './log.ts';
 import { cookieSecretSeedProblem } from '../config/config.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_USAGE, reportProblems } from './report.ts';
@@ -116,7 +117,17 @@ export function registerController(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    const log = pino({ name: 'crownlabs-controller' });
+    // No kubeconfig, or no API server behind it: one line and exit 1, before any watch starts.
+    let kubeConfig: KubeConfig;
+    try {
+      kubeConfig = loadKubeConfig(opts.kubeconfig as string | undefined);
+      await checkApiServer(kubeConfig);
+    } catch (e) {
+      process.stderr.write(`crownlabs controller: ${(e as Error).message.split('\n')[0]}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const log = commandLogger('controller');
     if (webhook === 'no-certificate') {
       log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
       webhook = undefined;
@@ -124,7 +135,7 @@ export function registerController(program: Command): void {
     let handle: Awaited<ReturnType<typeof startController>>;
     try {
       handle = await startController({
-        kubeConfig: loadKubeConfig(opts.kubeconfig as string | undefined),
+        kubeConfig,
         config,
         logger: log,
         maxConcurrentReconciles: Number(opts.maxConcurrentReconciles),
@@ -151,8 +162,7 @@ export function registerController(program: Command): void {
         webhook,
       });
     } catch (e) {
-      // E.g. an unreadable webhook certificate or a port in use: say so and exit 1, as upstream.
-      log.error({ err: (e as Error).message }, 'controller failed to start');
+      // E.g. an unreadable webhook certificate or a port in use: say so (one line) and exit 1, as upstream.
       process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
       process.exitCode = 1;
       return;

@@ -21,6 +21,7 @@ import { parseDuration } from './duration.ts';
 import { loadKubeConfig } from './kube.ts';
 import { parseLabelSelector, type LabelMatcher } from './label-selector.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
+import { stdinIfNamed, stdinUsageError } from './stdin.ts';
 
 /** As `kubectl diff`: 0 no change, 1 changes, 2 (or more) errors. */
 export const DIFF_EXIT = { same: 0, changes: 1, error: 2 } as const;
@@ -45,7 +46,7 @@ export function registerDiff(program: Command): void {
     .description(
       'show what the apply-controller would change: server-side dry-run apply (field manager crownlabs-composer, force) of what the inputs render, diffed against the live objects as kubectl diff does, plus the objects it would create and prune. Exit 0: no change, 1: changes, 2: errors',
     )
-    .option('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively)')
+    .option('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively); - reads standard input')
     .option('--from-cluster', 'render the CrownLabs resources read from the cluster instead of files')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('-n, --namespace <namespace>', 'only objects in this namespace (cluster-scoped objects are left out)')
@@ -73,8 +74,11 @@ export async function runDiff(opts: DiffCliOptions): Promise<number> {
   } catch (e) {
     return fail((e as Error).message);
   }
+  const usage = stdinUsageError('diff', opts.file);
+  if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
-  const { inventory, problems: inputProblems } = hasFiles ? loadInventory(opts.file!) : { inventory: undefined, problems: [] };
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  const { inventory, problems: inputProblems } = hasFiles ? loadInventory(opts.file!, { maxFileBytes: config.inputMaxFileSize, stdin }) : { inventory: undefined, problems: [] };
   const early = [...configProblems, ...inputProblems];
   for (const p of early) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
   if (early.some((p) => p.severity === 'error')) return fail(`${early.filter((p) => p.severity === 'error').length} input error(s): nothing compared`);

@@ -27,6 +27,8 @@ export const CHECK_EXIT = { upToDate: 0, stale: 1, invalid: 3 } as const;
 
 /** Names of the stale files printed beside the diff; the rest are counted. */
 const MAX_NAMED = 100;
+import { stdinIfNamed, stdinUsageError, usageError } from './stdin.ts';
+import { STDIN_PATH } from '../api/input-file.ts';
 
 interface GitopsOptions {
   file: string[];
@@ -44,7 +46,7 @@ export function registerGitops(program: Command): void {
   const cmd = program
     .command('gitops')
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
-    .requiredOption('-f, --file <path...>', 'input files or folders')
+    .requiredOption('-f, --file <path...>', 'input files or folders; - reads standard input (not with --watch)')
     .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
     .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
     .option('--full-diff', 'with --check: print the whole diff of every stale file')
@@ -76,6 +78,8 @@ export function rerunCommand(command: Command): string {
 
 export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -f ${opts.file.map(shellWord).join(' ')} -o ${shellWord(opts.output)}`): Promise<number> {
   const invalid = opts.check ? CHECK_EXIT.invalid : EXIT_INPUT;
+  const usage = stdinUsageError('gitops', opts.file) ?? (opts.watch && opts.file.includes(STDIN_PATH) ? usageError('gitops', '--watch cannot watch standard input (-f -)') : undefined);
+  if (usage !== undefined) return usage;
   const { config, problems: loaded } = configFromOptions(opts);
   const configProblems = [...loaded, ...(loaded.some((p) => p.severity === 'error') ? [] : gitopsConfigProblems(config))];
   if (reportProblems(configProblems)) return invalid;
@@ -178,7 +182,8 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config, { secretValues: false });
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
   const bar = progressBar(opts);

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { RegistryClient } from '../integrations/registry/client.ts';
 import { KubeImageListWriter, runImageListLoop, runImageListPass } from '../integrations/registry/updater.ts';
 import { loadKubeConfig } from './kube.ts';
+import { commandLogger, lineLog } from './log.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE } from './report.ts';
 
 interface ImageListOptions {
@@ -52,7 +53,14 @@ export async function runImageList(opts: ImageListOptions): Promise<number> {
       return EXIT_USAGE;
     }
   }
-  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  let kubeConfig;
+  try {
+    kubeConfig = loadKubeConfig(opts.kubeconfig);
+  } catch (e) {
+    process.stderr.write(`crownlabs imagelist: ${(e as Error).message.split('\n')[0]}\n`);
+    return EXIT_INPUT;
+  }
+  const log = lineLog(commandLogger('imagelist'));
   const pass = {
     registry: new RegistryClient({
       url: opts.registryUrl,
@@ -61,7 +69,7 @@ export async function runImageList(opts: ImageListOptions): Promise<number> {
       timeoutMs: (timeout as number) * 1000,
       pageSize: Math.floor(pageSize as number),
     }),
-    writer: new KubeImageListWriter(loadKubeConfig(opts.kubeconfig)),
+    writer: new KubeImageListWriter(kubeConfig),
     advertisedRegistryName: opts.advertisedRegistryName,
     imageListName: opts.imageListName,
     log,

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
-import { Inventory } from '../api/inventory.ts';
+import type { Inventory } from '../api/inventory.ts';
+import { inventoryFromInput } from '../api/load.ts';
 import { expandInputPaths, parseInputFile, type SourcedObject } from '../api/parse.ts';
 import { hasErrors, type Problem } from '../api/problems.ts';
 import { objectKey } from '../api/types.ts';
@@ -181,13 +182,12 @@ export class LabSession {
 
   private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {
     const objects: SourcedObject[] = [];
-    const problems = [...extra];
+    const read = [...extra];
     for (const state of this.files.values()) {
       objects.push(...state.objects);
-      problems.push(...state.problems);
+      read.push(...state.problems);
     }
-    const { inventory, problems: refs } = Inventory.fromObjects(objects);
-    problems.push(...refs);
+    const { inventory, problems } = inventoryFromInput(objects, read);
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
   }
 }

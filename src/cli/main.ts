@@ -9,13 +9,39 @@ import { registerManifests } from './manifests.ts';
 import { registerSynth } from './synth.ts';
 import { registerUserPodsApi } from './user-pods-api.ts';
 import { registerValidate } from './validate.ts';
+import { configHelp } from './options.ts';
 import { EXIT_USAGE, reportOutputError } from './report.ts';
 
+/** commander's own handling of an unknown option, which it does not declare in its typings. */
+const baseUnknownOption = (Command.prototype as unknown as { unknownOption(this: Command, flag: string): void }).unknownOption;
+
+/**
+ * A command whose "did you mean" for an unknown option also considers the configuration flags,
+ * which its --help leaves out (commander suggests among the options its help shows).
+ */
+class CrownlabsCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new CrownlabsCommand(name);
+  }
+
+  unknownOption(flag: string): void {
+    const hidden = this.options.filter((o) => o.hidden);
+    for (const o of hidden) o.hidden = false;
+    try {
+      baseUnknownOption.call(this, flag);
+    } finally {
+      for (const o of hidden) o.hidden = true;
+    }
+  }
+}
+
 export function buildProgram(): Command {
-  const program = new Command('crownlabs')
+  const program = new CrownlabsCommand('crownlabs')
     .description('crownlabs-composer: CrownLabs resources rendered by cdk8s constructs (synth, gitops, apply-controller)')
     .version('0.1.0')
-    .showHelpAfterError()
+    .helpCommand(false)
+    // A usage error is one line (commander's suggestion joined to it) plus where to look, not the whole help.
+    .configureOutput({ outputError: (str, write) => write(`${str.trimEnd().replace(/\n+/g, ' ')}\n`) })
     .exitOverride();
   registerSynth(program);
   registerValidate(program);
@@ -26,6 +52,18 @@ export function buildProgram(): Command {
   registerDiff(program);
   registerUserPodsApi(program);
   registerManifests(program);
+  program
+    .command('help [topic]')
+    .description("show the help of a command, or 'help config': every configuration key with its flag, environment variable and default")
+    .action((topic?: string) => {
+      if (topic === undefined) return program.outputHelp();
+      if (topic === 'config') return void process.stdout.write(`${configHelp()}\n`);
+      const cmd = program.commands.find((c) => c.name() === topic && c.name() !== 'help');
+      if (!cmd) program.error(`error: unknown help topic '${topic}' (a command, or config)`, { exitCode: EXIT_USAGE, code: 'crownlabs.unknownHelpTopic' });
+      cmd!.outputHelp();
+    });
+  program.showHelpAfterError("see 'crownlabs --help'");
+  for (const cmd of program.commands) cmd.showHelpAfterError(`see 'crownlabs ${cmd.name()} --help'`);
   return program;
 }
 

@@ -7,7 +7,9 @@ import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { checkRenderedSets, parentSource, renderedSetProblems } from '../validate/prewrite.ts';
+import { STDIN_PATH } from '../api/input-file.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
+import { stdinIfNamed, stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems, writeStdout } from './report.ts';
 
 interface SynthOptions {
@@ -23,7 +25,7 @@ export function registerSynth(program: Command): void {
   const cmd = program
     .command('synth')
     .description('render every resource set of the input into one YAML file per set (or to stdout)')
-    .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively)')
+    .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively); - reads standard input')
     .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
@@ -34,12 +36,15 @@ export function registerSynth(program: Command): void {
 }
 
 export async function runSynth(opts: SynthOptions): Promise<number> {
+  const usage = stdinUsageError('synth', opts.file);
+  if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
   if (reportProblems(configProblems)) return EXIT_INPUT;
   // The output is checked before any work: a refused folder fails fast (OutputError, exit 1).
   const inputs = inputPaths(opts);
   if (!opts.stdout) checkOutputFolder(opts.output, inputs);
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
   if (reportProblems([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;
@@ -78,5 +83,6 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
 
 /** What a command reads: its -f paths and its config file (an output must not overlap them). */
 export function inputPaths(opts: { file: string[]; config?: unknown }): string[] {
-  return typeof opts.config === 'string' ? [...opts.file, opts.config] : [...opts.file];
+  const files = opts.file.filter((f) => f !== STDIN_PATH);
+  return typeof opts.config === 'string' ? [...files, opts.config] : files;
 }

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findHomeDir, type KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { pino } from 'pino';
 import { KubeClient } from '../controller/kube-client.ts';
 import { close, listen } from '../controller/http-endpoints.ts';
 import { loadUserPodsConfig, proxyList } from '../userpods/config.ts';
@@ -10,6 +9,7 @@ import { ExecPodFileReader } from '../userpods/pod-files.ts';
 import { userPodsHandler } from '../userpods/server.ts';
 import { UserPodsService } from '../userpods/service.ts';
 import { loadKubeConfig } from './kube.ts';
+import { commandLogger } from './log.ts';
 import { EXIT_INPUT } from './report.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -56,7 +56,7 @@ export function registerUserPodsApi(program: Command): void {
       }
       const kubeConfig = kubeConfigOrError(opts.kubeconfig);
       if (typeof kubeConfig === 'string') return fail(kubeConfig);
-      const log = pino({ name: 'crownlabs-user-pods-api' });
+      const log = commandLogger('user-pods-api');
       const service = new UserPodsService({ client: new KubeClient(kubeConfig), config, files: new ExecPodFileReader(kubeConfig), log });
       try {
         await service.start();

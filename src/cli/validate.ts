@@ -5,6 +5,7 @@ import { compose, renderAll } from '../compose/compose.ts';
 import { parentSource } from '../validate/prewrite.ts';
 import { sharedValidator, validateRenderedSets } from '../validate/validator.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
+import { stdinIfNamed, stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK } from './report.ts';
 
 interface ValidateOptions {
@@ -21,18 +22,21 @@ export function registerValidate(program: Command): void {
       'check the input like synth does, then render it and validate every rendered object offline against the vendored ' +
         'Kubernetes OpenAPI and CRD schemas (strict: unknown fields are errors); writes nothing',
     )
-    .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively)')
+    .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively); - reads standard input')
     .option('-q, --quiet', 'do not print warnings')
     .option('--timings', 'print how long loading, compiling and validating took, per kind');
-  addConfigOptions(cmd).action((opts: ValidateOptions) => {
-    process.exitCode = runValidate(opts);
+  addConfigOptions(cmd).action(async (opts: ValidateOptions) => {
+    process.exitCode = await runValidate(opts);
   });
 }
 
-export function runValidate(opts: ValidateOptions): number {
+export async function runValidate(opts: ValidateOptions): Promise<number> {
+  const usage = stdinUsageError('validate', opts.file);
+  if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
   if (report(configProblems, opts.quiet)) return EXIT_INPUT;
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize });
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config);
   // The input is checked exactly like synth does; nothing is rendered from a bad input.
   if (report([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;

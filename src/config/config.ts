@@ -4,6 +4,7 @@ import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
 import type { Problem } from '../api/problems.ts';
 import { Quantity } from '../model/quantity.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
+import { nearest } from './suggest.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 
 export interface LabelSelector {
@@ -126,7 +127,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
           const def = defs.find((d) => d.key === key);
           const where = { file, ...parsed.lineOf?.(key), field: key };
           if (!def) {
-            problems.push({ severity: 'error', ...where, message: `unknown config key (known: ${defs.map((d) => d.key).join(', ')})` });
+            const near = nearest(key, defs, (d) => [d.key, d.flag, envVarName(d.key)]);
+            problems.push({ severity: 'error', ...where, message: near ? `unknown config key: did you mean ${near.key}?` : `unknown config key (see 'crownlabs help config' for the keys)` });
             continue;
           }
           if (def.envOnly) envOnly(def, where);

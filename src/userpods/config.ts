@@ -9,6 +9,7 @@ import { BlockList, isIP } from 'node:net';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from '../cli/duration.ts';
+import { nearest } from '../config/suggest.ts';
 import { parseManifestPrefix } from './manifest.ts';
 
 export interface HostnameEntry {
@@ -106,7 +107,9 @@ function describe(e: ErrorObject, where: string): string {
   const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
   if (e.keyword === 'additionalProperties') {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
-    return field ? `${where}: ${field}.${extra}: unknown field` : `${where}: unknown config key "${extra}" (known: ${USER_PODS_KEYS.map((k) => k.key).join(', ')})`;
+    if (field) return `${where}: ${field}.${extra}: unknown field`;
+    const near = nearest(extra, USER_PODS_KEYS, (k) => [k.key]);
+    return `${where}: unknown config key "${extra}"${near ? `: did you mean ${near.key}?` : ` (known: ${USER_PODS_KEYS.map((k) => k.key).join(', ')})`}`;
   }
   if (e.keyword === 'enum') return `${where}: ${field}: must be one of ${(e.params as { allowedValues: string[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   return `${where}: ${field || '(top level)'}: ${e.message ?? 'invalid'}`;

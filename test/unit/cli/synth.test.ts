@@ -123,9 +123,12 @@ describe('crownlabs synth on bad input', () => {
     expect(crownlabs(['synth', '-f', LAB, '--auth-mode', 'bogus']).code).toBe(2);
   });
 
-  it('--help exits 0 and lists the config flags', () => {
+  it("--help exits 0 and points at 'crownlabs help config', which lists the config flags", () => {
     const r = execFileSync(process.execPath, [BIN, 'synth', '--help'], { encoding: 'utf8' });
-    expect(r).toContain('--website-base-url <value>');
-    expect(r).toContain('CROWNLABS_WEBSITE_BASE_URL');
+    expect(r).not.toContain('--website-base-url <value>');
+    expect(r).toContain('crownlabs help config');
+    const config = execFileSync(process.execPath, [BIN, 'help', 'config'], { encoding: 'utf8' });
+    expect(config).toContain('--website-base-url <value>');
+    expect(config).toContain('CROWNLABS_WEBSITE_BASE_URL');
   });
 });

@@ -33,9 +33,10 @@ describe('cookieSecretSeed is read from the environment only', () => {
   });
   it('is refused as a flag value and has no command-line flag', () => {
     expect(loadConfig({ flags: { cookieSecretSeed: TEST_SEED } }).problems.map((p) => p.field)).toEqual(['cookieSecretSeed']);
-    const r = crownlabs(['synth', '--help']);
+    const r = crownlabs(['help', 'config']);
     expect(r.stdout).not.toContain('cookie-secret-seed');
     expect(r.stdout).toContain('--auth-mode');
+    expect(r.stdout).toMatch(/cookieSecretSeed\n  environment only/);
   });
   it('is taken from the environment, at least 32 characters', () => {
     expect(loadConfig({ env: { [SEED_ENV]: TEST_SEED } })).toMatchObject({ problems: [], config: { cookieSecretSeed: TEST_SEED } });

@@ -42,9 +42,13 @@ describe('seed 004 configuration', () => {
     const text = problems.join('\n');
     expect(text).toContain('defaultRestartPolicy: must be one of');
     expect(text).toContain('tokenByteLimit: must be >= 1');
-    expect(text).toContain('unknown config key "nosuchKey"');
+    expect(text).toContain('unknown config key "nosuchKey" (known: ');
     expect(text).toContain('invalid duration "soon"');
     expect(text).toContain('testingHost: "not-an-ip" is not an IP address');
+  });
+  it('an unknown key suggests the nearest one (#17.2)', () => {
+    const { problems } = loadUserPodsConfig({ file: file('typo.yaml', 'tokenByteLimt: 5\n') });
+    expect(problems.join('\n')).toContain('unknown config key "tokenByteLimt": did you mean tokenByteLimit?');
   });
   it('trustedProxies: none by default; a JSON or comma-separated list of IPs and CIDRs; anything else is reported', () => {
     expect(loadUserPodsConfig().config.trustedProxies).toEqual([]);
