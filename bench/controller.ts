@@ -9,7 +9,7 @@
 // server's audit log, CPU from /proc/<pid>/stat. Writes its section of bench/RESULTS.md.
 // Environment: BENCH_QPS, BENCH_BURST (1000/1000), BENCH_WORKERS (8), BENCH_FIRST (1000: the
 // burst), BENCH_TOTAL (5000), BENCH_DEFAULT_BURST=0 (skip the default-flags burst),
-// BENCH_NODE_FLAGS (the controller process's node flags; default: the controller Deployment's NODE_OPTIONS), TEST_CLUSTER_DIR (default
+// BENCH_NODE_FLAGS (extra node flags for the controller process), TEST_CLUSTER_DIR (default
 // /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,14 +19,12 @@ import { installCrds } from '../test/integration/global-setup.ts';
 import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
-import { CONTROLLER_NODE_OPTIONS } from '../constructs/platform/platform-install.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
 const BURST = Number(process.env.BENCH_BURST ?? 1000);
 const DEFAULT_BURST = process.env.BENCH_DEFAULT_BURST !== '0';
-/** The controller process's V8 flags: the controller Deployment's NODE_OPTIONS unless BENCH_NODE_FLAGS says otherwise. */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? CONTROLLER_NODE_OPTIONS).split(/\s+/).filter(Boolean);
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
 const FIRST = Number(process.env.BENCH_FIRST ?? 1000);

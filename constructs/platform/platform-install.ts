@@ -8,13 +8,6 @@ import { BastionRbac } from '../bastion/bastion-rbac.ts';
 import { BastionService } from '../bastion/bastion-service.ts';
 import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './security.ts';
 
-/**
- * V8 flags of the controller processes (NODE_OPTIONS): a 4 MB young generation semi-space instead
- * of V8's 16 MB keeps a burst's short-lived garbage from growing the heap (bench:controller, the
- * same flags: peak RSS of a 1,000-Instance burst ~25 MB lower, CPU-seconds within the noise).
- */
-export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=4';
-
 /** Where TenantWebhooks (constructs/platform/tenant-webhooks.ts) is told to send admission reviews. */
 export interface WebhookWiring {
   targetLabel: { key: string; value: string };
@@ -141,7 +134,6 @@ export class PlatformInstall extends Construct {
                     `:${PORTS.health}`,
                   ],
                   env: [
-                    { name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS },
                     secretEnv('CROWNLABS_KEYCLOAK_PASSWORD', 'keycloakPassword'),
                     secretEnv('CROWNLABS_OIDC_CLIENT_SECRET', 'oidcClientSecret'),
                     secretEnv('CROWNLABS_COOKIE_SECRET_SEED', 'cookieSecretSeed'),

@@ -98,12 +98,6 @@ describe('issue 8: the rendered install', () => {
     expect(of('PodDisruptionBudget').map((p) => p.metadata.name)).toEqual(['crownlabs-controller-prod', 'crownlabs-controller-exam', 'ssh-bastion']);
   });
 
-  it("the controllers run with the V8 flags bench:controller measures them with (NODE_OPTIONS): a small young generation", () => {
-    for (const d of of('Deployment').filter((x) => x.metadata.name.startsWith('crownlabs-controller-'))) {
-      expect(d.spec.template.spec.containers[0].env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-semi-space-size=4' });
-    }
-  });
-
   it('CrownLabs CRDs only, namespace, ConfigMap without secrets, ServiceMonitor when enabled', () => {
     expect(of('CustomResourceDefinition').map((c) => c.metadata.name).every((n: string) => n.endsWith('.crownlabs.polito.it'))).toBe(true);
     expect(of('CustomResourceDefinition')).toHaveLength(6);
