@@ -56,27 +56,28 @@ to 7–14, so wall times were the API server's queueing, not the controller's, a
 ~2× the issue's quiet-machine figures: compare requests, RSS and CPU only between runs of one
 period). Before → after, alternating runs of one hour, client 1000/1000, 8 workers:
 
-| | before (f388d7d) | client-node's KubeConfig module alone | + a reconcile composes its parent by key; with --max-semi-space-size=4 (kept out) |
-|---|---|---|---|
-| RSS after the controller's imports | 147 MB | 96 MB | 88 MB |
-| RSS after set-up (200 tenants) | 180 MB | 151 MB | 134 MB |
-| peak RSS during the 1,000-Instance burst | 208 MB | 173 MB | 164 MB |
-| RSS with 5,000 Instances cached, after GC / peak while loading them | 189 / 208 MB | 153 / 183 MB | 155 / 255 MB |
-| CPU-s per 1k Instances, burst (load) | 15.4 (12) | 15.4 (14) | 13.1 (12) |
-| requests per Instance: burst / until every Instance Ready | 5.87 / 6.26 | 5.89 / 6.26 | 5.86 / 6.29 |
+| | before (f388d7d) | client-node's KubeConfig module alone | + a reconcile composes its parent by key, with --max-semi-space-size=4 | the same without the flag (kept; the rows above) |
+|---|---|---|---|---|
+| RSS after the controller's imports | 147 MB | 96 MB | 88 MB | 91 MB |
+| RSS after set-up (200 tenants) | 180 MB | 151 MB | 134 MB | 146 MB |
+| peak RSS during the 1,000-Instance burst | 208 MB | 173 MB | 164 MB | 175 MB |
+| RSS with 5,000 Instances cached, after GC / peak while loading them | 189 / 208 MB | 153 / 183 MB | 155 / 255 MB | 196 / 196 MB |
+| CPU-s per 1k Instances, burst (load) | 15.4 (12) | 15.4 (14) | 13.1 (12) | 13.1 (10) |
+| requests per Instance: burst / until every Instance Ready | 5.87 / 6.26 | 5.89 / 6.26 | 5.86 / 6.29 | 5.85 / 6.28 |
 
 - Requests per Instance: 1 metadata patch (labels, prettyName, the frozen Template, as upstream),
   ~3.0 server-side applies of children, and one status write per real phase change. With kwok
   running pods and VMs, Starting → Ready (a VM also its import) happen inside the burst's window:
   ~1.8 status writes per Instance. Without them (one status write each) the burst makes 5.05.
 - The young generation flag: the burst's peak −9 MB, but the peak while 4,000 Instances were
-  listed +72 MB (early promotion); not kept.
+  listed +72 MB (early promotion); not kept. RSS after GC with 5,000 Instances varies by run
+  (153–196 MB for the same code: how much of the heap V8 gives back), the ≤ 200 MB target holds in each.
 - The Deployment runs the CLI bundle (bin/crownlabs.js), which still loads client-node's package
   index for other commands (147–153 MB after imports): the ~50 MB saved here reach it once
   src/cli/kube.ts imports \`@kubernetes/client-node/dist/config.js\` and the CLI's other
   client-node imports load per command.
-- Default flags (100/100 per resource type, as the Go operators): the second burst (151 s, load
-  7–11) was no slower than the first at 1000/1000 (255 s, load 12); the limiter is not what bounds
+- Default flags (100/100 per resource type, as the Go operators): the second burst (151 and 217 s in
+  two runs, load 7–11) was no slower than the first at 1000/1000 (255 and 236 s, load 9–13); the limiter is not what bounds
   a burst here. On a quiet machine the instances bucket (an Instance's metadata patch and its status
   writes share it) allows ~2,000 writes in ~19 s at 100/s, the Go operator's 22 s.`;
 const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
