@@ -1,11 +1,16 @@
 // The apply-controller in its own process for bench/controller.ts (so its RSS is its own),
 // counting every API request it sends; answers the parent's `stats`, `resync` and `stop` messages.
-import { KubeConfig } from '@kubernetes/client-node';
+// The KubeConfig module alone, as src/runtime/bundle.mjs bundles it (not the package index).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { pino } from 'pino';
 import { defaultConfig } from '../src/config/config.ts';
 import { startController } from '../src/controller/controller.ts';
 
+// The modules are loaded (a bundle's imports run before its first line): what they cost.
+const importRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
 const [kubeconfig, qps, burst, workers] = process.argv.slice(2);
+/** "default": the controller's own default. */
+const flag = (v: string | undefined) => (v === undefined || v === 'default' ? undefined : Number(v));
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(kubeconfig);
 let requests = 0;
@@ -20,8 +25,8 @@ const handle = await startController({
   metricsAddr: '',
   healthProbeAddr: '',
   maxConcurrentReconciles: Number(workers),
-  clientQps: Number(qps),
-  clientMaxBurst: Number(burst),
+  clientQps: flag(qps),
+  clientMaxBurst: flag(burst),
   logger: pino({ level: process.env.CONTROLLER_LOG ?? 'error' }),
   onRequest: (r) => {
     requests++;
@@ -73,4 +78,4 @@ process.on('message', (m: { type: string }) => {
     }
   })();
 });
-process.send!({ type: 'ready' });
+process.send!({ type: 'ready', importRssMb, rssMb: mb(process.memoryUsage().rss) });

@@ -65,7 +65,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
 
   const key = `${namespace}/${name}`;
   const composition = compose(inv, ctx.config, {
-    only: (p) => p.kind === 'Instance' && p.namespace === namespace && p.name === name,
+    parent: { kind: 'Instance', namespace, name },
     myDriveShare: (t) => myDriveShare(ctx, t),
   });
   const unit = composition.units[0];

@@ -83,7 +83,7 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
 
     // One composition: the Job `crownlabs synth` renders for the same inputs, with the tag of now.
     const composition = compose(ctx.caches.inventory, ctx.config, {
-      only: (p) => p.kind === 'InstanceSnapshot' && p.namespace === namespace && p.name === name,
+      parent: { kind: 'InstanceSnapshot', namespace, name },
       snapshotTag: () => snapshotTag(new Date(ctx.now())),
     });
     const unit = composition.units[0];

@@ -39,7 +39,7 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
 
   const parent: ParentRef = { kind: 'Tenant', name };
   const unit = compose(inv, ctx.config, {
-    only: (p) => p.kind === 'Tenant' && p.name === name,
+    parent: { kind: 'Tenant', name },
     keepPersonalNamespace: () => keep,
     myDriveShare: (t) => myDriveShare(ctx, t),
   }).units[0];

@@ -28,7 +28,7 @@ export async function reconcileWorkspace(ctx: ControllerContext, name: string): 
   const workspace = ctx.caches.inventory.workspaces.get(name);
   if (!workspace) throw new Error(`Workspace ${name} failed validation`);
   const parent: ParentRef = { kind: 'Workspace', name };
-  const unit = compose(ctx.caches.inventory, ctx.config, { only: (p) => p.kind === 'Workspace' && p.name === name }).units[0];
+  const unit = compose(ctx.caches.inventory, ctx.config, { parent: { kind: 'Workspace', name } }).units[0];
   const objects = unit ? renderUnit(unit) : [];
   const outcome = await applySet(ctx, parent, live, objects);
   for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);

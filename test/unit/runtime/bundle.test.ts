@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundledEntry } from '../../../src/runtime/bundle.mjs';
+
+const REPO = join(import.meta.dirname, '..', '..', '..');
+const root = mkdtempSync(join(tmpdir(), 'bundle-test-'));
+symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:6443' } }]
+users: [{ name: u, user: { token: secret-token } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`;
+
+describe('bundledEntry', () => {
+  it("bundles client-node's KubeConfig module alone: the bundle does not load the package index (its every generated API client)", async () => {
+    writeFileSync(
+      join(root, 'entry.ts'),
+      `import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { pino } from 'pino';
+export async function probe(text: string) {
+  const k = new KubeConfig();
+  k.loadFromString(text);
+  const o: { headers?: Record<string, string> } = {};
+  await k.applyToHTTPSOptions(o);
+  return { server: k.getCurrentCluster()?.server, auth: o.headers?.Authorization, pino: typeof pino };
+}
+`,
+    );
+    const url = await bundledEntry('entry.ts', [], root);
+    const text = readFileSync(fileURLToPath(url), 'utf8');
+    // Other packages stay external, client-node is not imported from node_modules at all.
+    expect(text).toMatch(/from "pino"/);
+    expect(text).not.toMatch(/from "@kubernetes\/client-node[^"]*"/);
+    expect(text).toMatch(/class _?KubeConfig/);
+    const { probe } = (await import(url.href)) as { probe: (t: string) => Promise<Record<string, string>> };
+    expect(await probe(KUBECONFIG)).toEqual({ server: 'https://127.0.0.1:6443', auth: 'Bearer secret-token', pino: 'function' });
+  }, 60_000);
+});
