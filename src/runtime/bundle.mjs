@@ -56,7 +56,7 @@ async function makeBundle(root, entry, dirs) {
 }
 
 /** Names and contents of the TypeScript files under `dirs`, and how the bundle is made. */
-function sourcesHash(root, entry, dirs) {
+export function sourcesHash(root, entry, dirs) {
   const h = createHash('sha256').update(`bundle-v3 ${process.version} ${entry}\n`);
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
