@@ -25,7 +25,7 @@ import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
  * product version, replaced whole by a rename (two processes at once: the last one wins, both whole).
  */
 
-const FORMAT = 'crownlabs-render-cache v1';
+const FORMAT = 'crownlabs-render-cache v2';
 /** Cache files kept per folder (other labs, other versions): the least recently written go first. */
 const KEEP_FILES = 8;
 
@@ -46,13 +46,6 @@ export interface RenderCacheOptions {
 
 /** A value stored per set must pass this check when read back (a tampered entry is a miss). */
 export type EntryCheck<V> = (value: unknown) => value is V;
-
-interface StoredFile {
-  format: string;
-  kind: string;
-  product: string;
-  entries: Record<string, { key: string; value: unknown }>;
-}
 
 export class RenderCache<V> {
   private readonly stored = new Map<string, { key: string; value: unknown }>();
@@ -132,18 +125,30 @@ export class RenderCache<V> {
 
   /**
    * Writes this run's entries (only the sets of this run: the file does not grow with old sets), when
-   * any changed. Never throws: a cache that cannot be written is no cache.
+   * any changed. Never throws: a cache that cannot be written is no cache. Written in pieces, each
+   * hashed as it goes, so memory does not hold a second copy of the whole file.
    */
   save(): void {
     if (!this.dirty && this.next.size === this.stored.size) return;
     const tmp = `${this.file}.tmp-${process.pid}-${Date.now()}`;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      const body: StoredFile = { format: FORMAT, kind: this.kind, product: this.product, entries: Object.fromEntries(this.next) };
-      const text = JSON.stringify(body);
       const fd = openSync(tmp, 'wx', 0o600);
       try {
-        writeSync(fd, `${digest(text)}\n${text}`);
+        const hash = createHash('sha256');
+        let chunk = `${JSON.stringify({ format: FORMAT, kind: this.kind, product: this.product })}\n`;
+        const flush = () => {
+          hash.update(chunk);
+          writeSync(fd, chunk);
+          chunk = '';
+        };
+        for (const [id, { key, value }] of this.next) {
+          chunk += `${JSON.stringify([id, key, value])}\n`;
+          if (chunk.length > 1 << 20) flush();
+        }
+        flush();
+        // Last: the digest of everything above (a truncated file has none that matches).
+        writeSync(fd, `${hash.digest('hex')}\n`);
       } finally {
         closeSync(fd);
       }
@@ -158,28 +163,28 @@ export class RenderCache<V> {
     }
   }
 
+  /** Reads the file: a header line, one `[id, key, value]` line per set, the digest line. */
   private load(): void {
-    let text: string;
+    let buf: Buffer;
     try {
-      text = readFileSync(this.file, 'utf8');
+      buf = readFileSync(this.file);
     } catch {
       return;
     }
-    const nl = text.indexOf('\n');
-    if (nl < 0) return;
-    const body = text.slice(nl + 1);
     // Truncated or changed since it was written: no entry is trusted.
-    if (text.slice(0, nl) !== digest(body)) return;
-    let parsed: unknown;
+    if (buf.length < 66 || buf[buf.length - 1] !== 0x0a) return;
+    const end = buf.length - 65;
+    if (buf[end - 1] !== 0x0a || buf.toString('latin1', end, buf.length - 1) !== createHash('sha256').update(buf.subarray(0, end)).digest('hex')) return;
+    const lines = buf.toString('utf8', 0, end - 1).split('\n');
     try {
-      parsed = JSON.parse(body);
+      const head = JSON.parse(lines[0]) as { format?: unknown; kind?: unknown; product?: unknown };
+      if (head?.format !== FORMAT || head.kind !== this.kind || head.product !== this.product) return;
+      for (let i = 1; i < lines.length; i++) {
+        const e = JSON.parse(lines[i]) as unknown;
+        if (Array.isArray(e) && e.length === 3 && typeof e[0] === 'string' && typeof e[1] === 'string') this.stored.set(e[0], { key: e[1], value: e[2] });
+      }
     } catch {
-      return;
-    }
-    const f = parsed as Partial<StoredFile>;
-    if (!f || f.format !== FORMAT || f.kind !== this.kind || f.product !== this.product || typeof f.entries !== 'object' || f.entries === null) return;
-    for (const [id, e] of Object.entries(f.entries)) {
-      if (e && typeof e === 'object' && typeof e.key === 'string') this.stored.set(id, e);
+      this.stored.clear();
     }
   }
 }

@@ -89,7 +89,7 @@ describe('render cache', () => {
     const tpl = next.find((o) => o.kind === 'Template')!;
     (tpl.spec as { prettyName?: string }).prettyName = 'changed';
     const users = new Set(
-      lab.filter((o) => o.kind === 'Instance' && (o.spec as Record<string, { name: string; namespace?: string }>)[TEMPLATE_REF].name === tpl.metadata.name && (o.spec as Record<string, { namespace?: string }>)[TEMPLATE_REF].namespace === tpl.metadata.namespace).map((o) => `instances/${o.metadata.namespace}/${o.metadata.name}`),
+      lab.filter((o) => o.kind === 'Instance' && (o.spec as unknown as Record<string, { name: string; namespace?: string }>)[TEMPLATE_REF].name === tpl.metadata.name && (o.spec as unknown as Record<string, { namespace?: string }>)[TEMPLATE_REF].namespace === tpl.metadata.namespace).map((o) => `instances/${o.metadata.namespace}/${o.metadata.name}`),
     );
     expect(users.size).toBeGreaterThan(0);
     expect(run(dir, next).misses).toEqual(ids(first.units, (u) => users.has(u.id)));
@@ -129,23 +129,23 @@ describe('render cache', () => {
     const all = new Set(first.units.map((u) => u.id));
     const [file] = readdirSync(dir).map((f) => join(dir, f));
     const good = readFileSync(file, 'utf8');
-    const nl = good.indexOf('\n');
     // Truncated.
     writeFileSync(file, good.slice(0, good.length >> 1));
     expect(run(dir, lab).misses).toEqual(all);
     // One byte of an entry changed (a set's YAML), the digest left as it was.
-    const at = good.indexOf('kind: ', nl);
+    const at = good.indexOf('kind: ');
     writeFileSync(file, `${good.slice(0, at)}KIND: ${good.slice(at + 6)}`);
     expect(run(dir, lab).misses).toEqual(all);
-    // Tampered with a matching digest: entries of the wrong shape are misses; a wrong YAML under a
+    // Tampered with a matching digest: an entry of the wrong shape is a miss; a wrong YAML under a
     // key that does not match the inputs is a miss too.
-    const body = JSON.parse(good.slice(nl + 1)) as { entries: Record<string, { key: string; value: unknown }> };
-    const [firstId, secondId] = Object.keys(body.entries);
-    body.entries[firstId].value = { yaml: 42, objects: 'x', check: null };
-    body.entries[secondId].key = 'f'.repeat(64);
-    const text = JSON.stringify(body);
-    writeFileSync(file, `${createHash('sha256').update(text).digest('hex')}\n${text}`);
-    expect(run(dir, lab).misses).toEqual(new Set([firstId, secondId]));
+    const lines = good.split('\n').slice(0, -2);
+    const e1 = JSON.parse(lines[1]) as [string, string, unknown];
+    const e2 = JSON.parse(lines[2]) as [string, string, unknown];
+    lines[1] = JSON.stringify([e1[0], e1[1], { yaml: 42, objects: 'x', check: null }]);
+    lines[2] = JSON.stringify([e2[0], 'f'.repeat(64), { ...(e2[2] as object), yaml: 'kind: Wrong\n' }]);
+    const body = `${lines.join('\n')}\n`;
+    writeFileSync(file, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
+    expect(run(dir, lab).misses).toEqual(new Set([e1[0], e2[0]]));
     // Not JSON, empty, a folder in its place.
     for (const junk of ['', 'garbage', `x\n{`]) {
       writeFileSync(file, junk);
