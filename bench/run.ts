@@ -129,6 +129,9 @@ cache, nothing written); **warm, 1 Instance changed** = one Instance edited, the
 `;
 // Keep the section bench/controller.ts writes (it needs the test cluster, so it runs on its own).
 const resultsFile = join(ROOT, 'bench', 'RESULTS.md');
-const controllerSection = existsSync(resultsFile) ? /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/.exec(readFileSync(resultsFile, 'utf8'))?.[0] : undefined;
-writeFileSync(resultsFile, controllerSection ? `${text}\n${controllerSection}` : text);
+const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
+const controllerSection = /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/.exec(previous)?.[0];
+// And the notes written by hand on what was compared (measured side by side, not by this script).
+const notesSection = /<!-- bench:notes:start -->[\s\S]*?<!-- bench:notes:end -->\n?/.exec(previous)?.[0];
+writeFileSync(resultsFile, [text, notesSection, controllerSection].filter(Boolean).join('\n'));
 process.stderr.write('bench/RESULTS.md written\n');
