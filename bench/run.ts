@@ -18,19 +18,57 @@ function scenario(name: string, instances: number, tenants: number, workspaces: 
   return row;
 }
 
-/** The CLI end to end on a lab written to files (parse, validate, compose, render, write). */
-function cli(command: 'synth' | 'gitops', instances: number, tenants: number, workspaces: number, jobs: number): Row {
+/** A lab written as one file per tenant namespace, as `cli` rows read it. */
+function writeLab(instances: number, tenants: number, workspaces: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'crownlabs-bench-cli-'));
   execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'write-lab.ts'), String(instances), String(tenants), String(workspaces), join(dir, 'lab')]);
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), command, '-f', join(dir, 'lab'), '-o', join(dir, 'out'), '-q', '-j', String(jobs), '--mydrive-nfs-server-name', 'nfs.example', '--gitops-repo-url', 'https://git.example.org/lab.git'], {
+  return dir;
+}
+
+/**
+ * The CLI end to end on a lab written to files (parse, validate, compose, render, write), timed by
+ * /usr/bin/time: wall, CPU (user + sys, steadier than wall on a shared machine) and peak RSS.
+ * `cache`: the render cache folder (CROWNLABS_CACHE_DIR); a fresh one makes a cold run.
+ */
+function cli(label: string, args: string[], size: [number, number, number], cache: string): Row {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), ...args, '-q', '--mydrive-nfs-server-name', 'nfs.example', '--gitops-repo-url', 'https://git.example.org/lab.git'], {
     encoding: 'utf8',
-    env: { ...process.env, CI: 'true' },
+    env: { ...process.env, CI: 'true', CROWNLABS_CACHE_DIR: cache },
   });
-  const [wall, kb] = r.stderr.trim().split('\n').pop()!.split(' ');
-  rmSync(dir, { recursive: true, force: true });
-  const row = { scenario: `cli ${command} -j ${jobs}`, instances, tenants, workspaces, wallMs: Math.round(Number(wall) * 1000), maxRssMb: Math.round(Number(kb) / 1024), exit: r.status };
+  const [wall, user, sys, kb] = r.stderr.trim().split('\n').pop()!.split(' ');
+  const [instances, tenants, workspaces] = size;
+  const row = { scenario: `cli ${label}`, instances, tenants, workspaces, wallMs: Math.round(Number(wall) * 1000), cpuMs: Math.round((Number(user) + Number(sys)) * 1000), maxRssMb: Math.round(Number(kb) / 1024), exit: r.status };
   process.stderr.write(`${JSON.stringify(row)}\n`);
   return row;
+}
+
+/** Every CLI row on one 5k lab: cold, warm (nothing changed), one Instance changed, validate, -j 2. */
+function cliRows(instances: number, tenants: number, workspaces: number): Row[] {
+  const dir = writeLab(instances, tenants, workspaces);
+  const lab = join(dir, 'lab');
+  const size: [number, number, number] = [instances, tenants, workspaces];
+  const rows: Row[] = [];
+  let n = 0;
+  const coldCache = () => join(dir, `cache-${n++}`);
+  const out = (c: string) => join(dir, `out-${c}`);
+  // One Instance edited: its file's first `running:` flipped.
+  const editOne = () => {
+    const file = join(lab, 'instances-tenant-user-7.yaml');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.includes('running: true') ? text.replace('running: true', 'running: false') : text.replace('running: false', 'running: true'));
+  };
+  for (const command of ['synth', 'gitops'] as const) {
+    const cache = coldCache();
+    rows.push(cli(`${command} cold`, [command, '-f', lab, '-o', out(command)], size, cache));
+    rows.push(cli(`${command} warm, unchanged`, [command, '-f', lab, '-o', out(command)], size, cache));
+    editOne();
+    rows.push(cli(`${command} warm, 1 Instance changed`, [command, '-f', lab, '-o', out(command)], size, cache));
+    rmSync(out(command), { recursive: true, force: true });
+    rows.push(cli(`${command} -j 2 (no cache)`, [command, '-f', lab, '-o', out(command), '-j', '2'], size, coldCache()));
+  }
+  rows.push(cli('validate', ['validate', '-f', lab], size, coldCache()));
+  rmSync(dir, { recursive: true, force: true });
+  return rows;
 }
 
 const rows: Row[] = [];
@@ -50,7 +88,12 @@ rows.push(scenario('per-instance', 5000, 1000, 50));
 rows.push(scenario('emitters', 1000, 200, 10));
 rows.push(scenario('parse', 5000, 1000, 50));
 rows.push(scenario('watch', 5000, 1000, 50));
-for (const command of ['synth', 'gitops'] as const) for (const jobs of [1, 2]) rows.push(cli(command, 5000, 1000, 50, jobs));
+rows.push(...cliRows(5000, 1000, 50));
+// Scale check (#16.3): 4× the 5k lab; time and memory should grow at most 4.2×.
+const big = scenario('render', 20000, 4000, 200);
+rows.push(big);
+const five = rows.find((r) => r.scenario === 'render' && r.instances === 5000)!;
+rows.push({ scenario: 'render 20k / 5k', instances: '×4', tenants: '×4', workspaces: '×4', time: +((big.wallMs as number) / (five.wallMs as number)).toFixed(2), cpu: +((big.cpuMs as number) / (five.cpuMs as number)).toFixed(2), memory: +((big.maxRssMb as number) / (five.maxRssMb as number)).toFixed(2) });
 
 const fmt = (r: Row) => {
   const { scenario: s, instances, tenants, workspaces, ...rest } = r;
@@ -77,11 +120,18 @@ one cdk8s App and \`app.synth()\`; **per-instance** = one Instance composed and 
 **emitters** = the same objects through js-yaml, the \`yaml\` package and JSON.stringify (why
 src/sinks/yaml-emitter.ts exists); **parse** = reading the lab from YAML text with schema validation
 and defaults; **watch** = one edited Instance in \`gitops --watch\` (re-parse, re-render, rewrite);
-**cli** = the real command on a lab written as one file per tenant namespace (parse, validate,
-render, atomic write), in one thread (\`-j 1\`) and on both cores (\`-j 2\`).
+**cli** = the real command, whole process (\`/usr/bin/time\`: wall, CPU = user + sys, peak RSS), on a
+lab written as one file per tenant namespace (parse, validate, render, atomic write): **cold** = empty
+render cache and no output folder; **warm, unchanged** = the same again (every set from the render
+cache, nothing written); **warm, 1 Instance changed** = one Instance edited, the rest from the cache;
+**-j 2** = both cores, no render cache; **validate** = render + offline schema validation;
+**render 20k / 5k** = the scale check: ratios of the in-memory render's time and peak RSS at 4× the lab.
 `;
 // Keep the section bench/controller.ts writes (it needs the test cluster, so it runs on its own).
 const resultsFile = join(ROOT, 'bench', 'RESULTS.md');
-const controllerSection = existsSync(resultsFile) ? /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/.exec(readFileSync(resultsFile, 'utf8'))?.[0] : undefined;
-writeFileSync(resultsFile, controllerSection ? `${text}\n${controllerSection}` : text);
+const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
+const controllerSection = /<!-- bench:controller:start -->[\s\S]*?<!-- bench:controller:end -->\n?/.exec(previous)?.[0];
+// And the notes written by hand on what was compared (measured side by side, not by this script).
+const notesSection = /<!-- bench:notes:start -->[\s\S]*?<!-- bench:notes:end -->\n?/.exec(previous)?.[0];
+writeFileSync(resultsFile, [text, notesSection, controllerSection].filter(Boolean).join('\n'));
 process.stderr.write('bench/RESULTS.md written\n');

@@ -40,6 +40,7 @@ const inv = inventory();
 if (scenario === 'render') {
   // compose + render every set + emit YAML, one App per set, sets discarded as they are written.
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const composition = compose(inv, config);
   let objects = 0;
   let bytes = 0;
@@ -49,6 +50,9 @@ if (scenario === 'render') {
     bytes += objectsToYaml(objs).length;
   }
   result.wallMs = Math.round(performance.now() - t0);
+  const cpu = process.cpuUsage(c0);
+  // CPU time (GC threads included) is steadier than wall time on a shared machine.
+  result.cpuMs = Math.round((cpu.user + cpu.system) / 1000);
   result.sets = composition.units.length;
   result.objects = objects;
   result.yamlMb = +(bytes / 1e6).toFixed(1);

@@ -5,7 +5,8 @@ import chokidar from 'chokidar';
 import { Option, type Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
-import { compose } from '../compose/compose.ts';
+import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
@@ -201,7 +202,25 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
     composition.units.forEach((unit, i) => checks.push({ unit, check: out[i].check }));
     files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
-  } else files = builder.render(composition.units, progress, (set) => checks.push({ unit: set.unit, check: checkSetObjects(set.objects) }));
+  } else {
+    // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
+    const output = opts.check ? undefined : opts.output;
+    const cache = RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
+    const sets = composition.units.map((unit, i) => {
+      let entry = cache?.get(unit);
+      if (entry) builder.prime(unit, entry.files);
+      else {
+        const objects = renderUnit(unit);
+        entry = { files: builder.setFilesOf({ unit, objects }), objects: objects.length, check: checkSetObjects(objects) };
+        cache?.set(unit, entry);
+      }
+      checks.push({ unit, check: entry.check });
+      progress?.(i + 1, composition.units.length);
+      return { unit, objectCount: entry.objects };
+    });
+    files = builder.filesOf(sets);
+    cache?.save();
+  }
   bar?.stop();
   // What the API server would refuse, or two inputs rendering one object: nothing is written.
   if (reportProblems(renderedSetProblems(checks, (parent) => parentSource(inventory, parent)), opts.quiet)) return 'invalid';

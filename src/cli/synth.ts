@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
-import { compose, renderAll } from '../compose/compose.ts';
+import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
+import { compose, renderAll, renderUnit } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
-import { allObjectsYaml, distFiles } from '../sinks/files.ts';
+import { allObjectsYaml } from '../sinks/files.ts';
+import { objectsToYaml } from '../sinks/yaml-emitter.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import type { ParentRef } from '../model/labels.ts';
-import { checkRenderedSets, parentSource, renderedSetProblems } from '../validate/prewrite.ts';
+import { checkRenderedSets, checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
 import { STDIN_PATH } from '../api/input-file.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinIfNamed, stdinUsageError } from './stdin.ts';
@@ -61,13 +63,30 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
       files.set(`${unit.id}.yaml`, out[i].yaml!);
       objects += out[i].objectCount;
     });
-  } else {
+  } else if (opts.stdout) {
     const sets = renderAll(composition);
     // What the API server would refuse, or two inputs rendering one object: nothing is written.
     if (reportProblems(checkRenderedSets(sets, sourceOf), opts.quiet)) return EXIT_INPUT;
-    if (opts.stdout) return writeStdout(allObjectsYaml(sets));
-    files = distFiles(sets);
-    objects = sets.reduce((n, s) => n + s.objects.length, 0);
+    return writeStdout(allObjectsYaml(sets));
+  } else {
+    // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
+    const cache = RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry);
+    files = new Map();
+    const checks: CheckedSet[] = [];
+    for (const unit of composition.units) {
+      let entry = cache?.get(unit);
+      if (!entry) {
+        const rendered = renderUnit(unit);
+        entry = { yaml: objectsToYaml(rendered), objects: rendered.length, check: checkSetObjects(rendered) };
+        cache?.set(unit, entry);
+      }
+      files.set(`${unit.id}.yaml`, entry.yaml);
+      checks.push({ unit, check: entry.check });
+      objects += entry.objects;
+    }
+    // What the API server would refuse, or two inputs rendering one object: nothing is written.
+    if (reportProblems(renderedSetProblems(checks, sourceOf), opts.quiet)) return EXIT_INPUT;
+    cache?.save();
   }
   if (opts.stdout) {
     for (const content of files.values()) {

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem, hasErrors, type Problem } from '../api/problems.ts';
-import { compose, renderAll } from '../compose/compose.ts';
-import { parentSource } from '../validate/prewrite.ts';
-import { sharedValidator, validateRenderedSets } from '../validate/validator.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
+import type { ParentRef } from '../model/labels.ts';
+import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { sharedValidator, validateRenderedSet } from '../validate/validator.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinIfNamed, stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK } from './report.ts';
@@ -40,17 +41,33 @@ export async function runValidate(opts: ValidateOptions): Promise<number> {
   const composition = compose(inventory, config);
   // The input is checked exactly like synth does; nothing is rendered from a bad input.
   if (report([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;
-  const renderStart = performance.now();
-  const sets = renderAll(composition);
-  const renderMs = performance.now() - renderStart;
   const validator = sharedValidator();
-  const result = validateRenderedSets(sets, { validator, sourceOf: (parent) => parentSource(inventory, parent) });
+  const sourceOf = (parent: ParentRef) => parentSource(inventory, parent);
+  // Set by set: each set's objects are validated as it is rendered and then dropped (only their
+  // identities are kept, for collisions), so memory stays that of one set, as in synth.
+  let renderMs = 0;
+  let validateMs = 0;
+  let objects = 0;
+  const found: Problem[] = [];
+  const ids: CheckedSet[] = [];
+  for (const unit of composition.units) {
+    const t0 = performance.now();
+    const set = { unit, objects: renderUnit(unit) };
+    const t1 = performance.now();
+    found.push(...validateRenderedSet(set, validator, sourceOf));
+    validateMs += performance.now() - t1;
+    renderMs += t1 - t0;
+    objects += set.objects.length;
+    ids.push({ unit, check: { ids: set.objects.map(objectIdentity), issues: [] } });
+  }
+  // Two inputs rendering one object (or one rendering it twice): only one could exist.
+  found.push(...renderedSetProblems(ids, sourceOf));
   if (opts.timings) {
     for (const t of validator.timings) process.stderr.write(`timing: schema ${t.apiVersion} ${t.kind}: ${t.ms.toFixed(0)} ms\n`);
-    process.stderr.write(`timing: rendered ${result.sets} resource sets in ${renderMs.toFixed(0)} ms; validated ${result.objects} objects in ${result.ms.toFixed(0)} ms\n`);
+    process.stderr.write(`timing: rendered ${ids.length} resource sets in ${renderMs.toFixed(0)} ms; validated ${objects} objects in ${validateMs.toFixed(0)} ms\n`);
   }
-  if (report(result.problems, opts.quiet)) return EXIT_INPUT;
-  process.stdout.write(`${result.objects} objects in ${result.sets} resource sets valid\n`);
+  if (report(found, opts.quiet)) return EXIT_INPUT;
+  process.stdout.write(`${objects} objects in ${ids.length} resource sets valid\n`);
   return EXIT_OK;
 }
 

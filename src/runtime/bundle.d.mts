@@ -4,3 +4,4 @@ export declare function bundledEntry(entry: string, dirs?: string[], root?: stri
 export declare const CLI_ENTRY: string;
 export declare const RENDER_WORKER_ENTRY: string;
 export declare const PRODUCT_ENTRIES: string[];
+export function sourcesHash(root: string, entry: string, dirs: readonly string[]): string;

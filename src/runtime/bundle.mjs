@@ -1,5 +1,6 @@
 // Plain JavaScript (no loader needed): bin/crownlabs.js imports it before any TypeScript runs.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,9 +55,12 @@ async function makeBundle(root, entry, dirs) {
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      plugins: [externalPackages],
       write: false,
       logLevel: 'silent',
+      // The lazy packages' facades load them through this (require of an ES module: Node ≥ 20.19).
+      banner: { js: "import { createRequire as __crownlabsCreateRequire } from 'node:module'; const __crownlabsRequire = __crownlabsCreateRequire(import.meta.url);" },
+      // First match wins: the lazy facades, then every other package external (the inlined module aside).
+      plugins: [lazyPackages(root), externalPackages],
     });
     mkdirSync(dir, { recursive: true });
     // A temp file and a rename: a process starting meanwhile sees the whole bundle or none.
@@ -69,8 +73,32 @@ async function makeBundle(root, entry, dirs) {
   return pathToFileURL(file);
 }
 
+/**
+ * Packages only some commands use, and costly to load: @kubernetes/client-node takes ~0.7 CPU-s and
+ * ~60 MB at every start (measured: bench/RESULTS.md), though synth, gitops and validate never call it.
+ * In a bundle each becomes a facade whose exports load the package on first use.
+ */
+export const LAZY_PACKAGES = ['@kubernetes/client-node'];
+
+function lazyPackages(root) {
+  return {
+    name: 'crownlabs-lazy-packages',
+    setup(build) {
+      const filter = new RegExp(`^(${LAZY_PACKAGES.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'crownlabs-lazy' }));
+      build.onLoad({ filter: /.*/, namespace: 'crownlabs-lazy' }, (args) => {
+        // The export names, read once per bundle (a CommonJS facade: esbuild reads its exports through getters).
+        const names = Object.keys(createRequire(join(root, 'package.json'))(args.path));
+        const contents = `let m; const load = () => (m ??= __crownlabsRequire(${JSON.stringify(args.path)}));
+for (const k of ${JSON.stringify(names)}) Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] });`;
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 /** Names and contents of the TypeScript files under `dirs`, and how the bundle is made. */
-function sourcesHash(root, entry, dirs) {
+export function sourcesHash(root, entry, dirs) {
   const h = createHash('sha256').update(`bundle-v4 ${process.version} ${entry}\n`);
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {

@@ -154,6 +154,8 @@ function swapIn(target: OutputTarget, files: ReadonlyMap<string, string>): TreeW
   const exists = existsSync(dir);
   const old = exists ? listFiles(dir) : new Set<string>();
   old.delete(OUTPUT_MARKER);
+  // Nothing to change (a re-render of an unchanged input): nothing is written, so nothing can break.
+  if (exists && holdsExactly(dir, old, files)) return { written: 0, unchanged: files.size, removed: 0 };
   const staging = leftoverPath(target, 'new');
   const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
   mkdirSync(staging);
@@ -270,6 +272,13 @@ function checkedRel(rel: string): string {
     throw new Error(`refusing to write the path ${JSON.stringify(rel)} into an output folder`);
   }
   return rel;
+}
+
+/** `dir` is a complete output folder holding exactly `files` (`old`: its files but the marker). */
+function holdsExactly(dir: string, old: ReadonlySet<string>, files: ReadonlyMap<string, string>): boolean {
+  if (old.size !== files.size || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT)) return false;
+  for (const [rel, content] of files) if (!old.has(rel) || !sameContent(join(dir, checkedRel(rel)), content)) return false;
+  return true;
 }
 
 function tryLink(from: string, to: string): boolean {

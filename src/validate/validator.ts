@@ -169,26 +169,37 @@ export function validateRenderedSets(
   const start = performance.now();
   const problems: Problem[] = [];
   let objects = 0;
-  for (const { unit, objects: rendered } of sets) {
-    let from: string | undefined;
-    for (const object of rendered) {
-      objects++;
-      const issues = validator.validate(object);
-      if (issues.length === 0) continue;
-      if (from === undefined) {
-        const src = options.sourceOf?.(unit.parent);
-        from = `rendered for ${parentKey(unit.parent)}${src ? ` from ${src.file}, document ${src.document}` : ''}`;
-      }
-      const meta = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
-      const name = typeof meta?.name === 'string' ? (typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : undefined;
-      for (const issue of issues) {
-        problems.push({ severity: 'error', file: unit.id, kind: String((object as { kind?: unknown }).kind ?? ''), name, field: issue.field, message: `${issue.message} (${from})` });
-      }
-    }
+  for (const set of sets) {
+    objects += set.objects.length;
+    problems.push(...validateRenderedSet(set, validator, options.sourceOf));
   }
   // Two inputs rendering one object (or one rendering it twice): only one could exist.
   problems.push(...collisionProblems(sets, options.sourceOf));
   return { problems, objects, sets: sets.length, ms: performance.now() - start };
+}
+
+/**
+ * The schema problems of one rendered set (collisions between sets aside): what validateRenderedSets
+ * reports for it, so that a caller can validate sets as they are rendered and drop their objects.
+ */
+export function validateRenderedSet(set: RenderedSet, validator: RenderedObjectValidator, sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
+  const problems: Problem[] = [];
+  const { unit, objects: rendered } = set;
+  let from: string | undefined;
+  for (const object of rendered) {
+    const issues = validator.validate(object);
+    if (issues.length === 0) continue;
+    if (from === undefined) {
+      const src = sourceOf?.(unit.parent);
+      from = `rendered for ${parentKey(unit.parent)}${src ? ` from ${src.file}, document ${src.document}` : ''}`;
+    }
+    const meta = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
+    const name = typeof meta?.name === 'string' ? (typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : undefined;
+    for (const issue of issues) {
+      problems.push({ severity: 'error', file: unit.id, kind: String((object as { kind?: unknown }).kind ?? ''), name, field: issue.field, message: `${issue.message} (${from})` });
+    }
+  }
+  return problems;
 }
 
 function escape(seg: string): string {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,27 @@ describe('the output folder: only a missing, empty or marked folder is replaced'
     expect(isOutputFolder(join(root, 'empty'))).toBe(true);
     expect(writeTreeAtomically(join(root, 'empty'), new Map([['c.yaml', 'c\n']]))).toEqual({ written: 1, unchanged: 0, removed: 2 });
     expect([...listFiles(join(root, 'empty'))].sort()).toEqual([OUTPUT_MARKER, 'c.yaml']);
+  });
+
+  it('leaves a folder that already holds exactly the tree untouched (no staging, no swap), and replaces it on any difference', () => {
+    const root = tmp('out-');
+    const dir = join(root, 'dist');
+    writeTreeAtomically(dir, files);
+    const ino = statSync(dir).ino;
+    expect(writeTreeAtomically(dir, files)).toEqual({ written: 0, unchanged: 2, removed: 0 });
+    expect(statSync(dir).ino).toBe(ino);
+    expect(readdirSync(root)).toEqual(['dist']);
+    // A file edited by hand, a file missing, one added, or the marker changed: the tree is written again.
+    for (const spoil of [
+      () => writeFileSync(join(dir, 'b.yaml'), 'b: 2\n'),
+      () => rmSync(join(dir, 'a', 'x.yaml')),
+      () => writeFileSync(join(dir, 'extra.yaml'), 'e\n'),
+      () => writeFileSync(join(dir, OUTPUT_MARKER), `${OUTPUT_MARKER_TEXT}x`),
+    ]) {
+      spoil();
+      writeTreeAtomically(dir, files);
+      expect(tree(dir)).toEqual(new Map([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files]));
+    }
   });
 
   it('refuses a folder holding anything it did not write, and leaves it as it was', () => {

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Inventory } from '../../../src/api/inventory.ts';
+import { TEMPLATE_REF, type InputObject } from '../../../src/api/types.ts';
+import { isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
+import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
+import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
+import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
+import { checkSetObjects } from '../../../src/validate/prewrite.ts';
+import { generateLab } from '../../support/generate-lab.ts';
+
+const baseConfig: ComposerConfig = { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' };
+const LAB_SIZE = { instances: 40, tenants: 12, workspaces: 3 };
+
+function inventoryOf(objects: InputObject[]): Inventory {
+  const { inventory, problems } = Inventory.fromObjects(objects.map((object, document) => ({ object, source: { file: 'lab.yaml', document } })));
+  expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+  return inventory;
+}
+
+function entryOf(unit: RenderUnit): SynthEntry {
+  const objects = renderUnit(unit);
+  return { yaml: objectsToYaml(objects), objects: objects.length, check: checkSetObjects(objects) };
+}
+
+interface Run {
+  units: RenderUnit[];
+  /** Set ids that missed the cache. */
+  misses: Set<string>;
+}
+
+/**
+ * One run as the CLI does it: every set from the cache or rendered, then saved. Checks that every
+ * hit holds what rendering the set now gives (a hit is never stale).
+ */
+function run(dir: string, objects: InputObject[], config = baseConfig, codeHash = 'code-1'): Run {
+  const inventory = inventoryOf(objects);
+  const { units } = compose(inventory, config);
+  const cache = RenderCache.open({ kind: 'synth', config, inputs: ['/lab'], output: '/out', dir, codeHash }, inventory, isSynthEntry);
+  expect(cache).toBeDefined();
+  const misses = new Set<string>();
+  for (const unit of units) {
+    const hit = cache!.get(unit);
+    const fresh = entryOf(unit);
+    if (hit) expect(hit).toEqual(fresh);
+    else {
+      misses.add(unit.id);
+      cache!.set(unit, fresh);
+    }
+  }
+  cache!.save();
+  return { units, misses };
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+const find = (objs: InputObject[], kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name)!;
+const ids = (units: RenderUnit[], pred: (u: RenderUnit) => boolean) => new Set(units.filter(pred).map((u) => u.id));
+
+describe('render cache', () => {
+  const lab = generateLab(LAB_SIZE);
+
+  function warm(): { dir: string; first: Run } {
+    const dir = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const first = run(dir, lab);
+    expect(first.misses.size).toBe(first.units.length);
+    return { dir, first };
+  }
+
+  it('an unchanged input hits every set', () => {
+    const { dir, first } = warm();
+    expect(run(dir, lab).misses).toEqual(new Set());
+    expect(first.units.length).toBeGreaterThan(40);
+  });
+
+  it('an edited Instance invalidates its set only', () => {
+    const { dir } = warm();
+    const next = clone(lab);
+    const inst = next.find((o) => o.kind === 'Instance')!;
+    (inst.spec as { running?: boolean }).running = !(inst.spec as { running?: boolean }).running;
+    expect(run(dir, next).misses).toEqual(new Set([`instances/${inst.metadata.namespace}/${inst.metadata.name}`]));
+  });
+
+  it('an edited Template invalidates exactly the Instances using it', () => {
+    const { dir, first } = warm();
+    const next = clone(lab);
+    const tpl = next.find((o) => o.kind === 'Template')!;
+    (tpl.spec as { prettyName?: string }).prettyName = 'changed';
+    const users = new Set(
+      lab.filter((o) => o.kind === 'Instance' && (o.spec as unknown as Record<string, { name: string; namespace?: string }>)[TEMPLATE_REF].name === tpl.metadata.name && (o.spec as unknown as Record<string, { namespace?: string }>)[TEMPLATE_REF].namespace === tpl.metadata.namespace).map((o) => `instances/${o.metadata.namespace}/${o.metadata.name}`),
+    );
+    expect(users.size).toBeGreaterThan(0);
+    expect(run(dir, next).misses).toEqual(ids(first.units, (u) => users.has(u.id)));
+  });
+
+  it('an edited Tenant invalidates its set, its Instances, and the Instances of workspaces it manages', () => {
+    const { dir, first } = warm();
+    const manager = lab.find((o) => o.kind === 'Tenant' && ((o.spec as { workspaces?: { role: string }[] }).workspaces ?? []).some((w) => w.role === 'manager'))!;
+    expect(manager).toBeDefined();
+    const next = clone(lab);
+    (find(next, 'Tenant', manager.metadata.name).spec as { publicKeys?: string[] }).publicKeys = ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx test'];
+    const expected = ids(first.units, (u) => u.dependsOn.includes(`Tenant/${manager.metadata.name}`));
+    expect(expected.has(`tenants/${manager.metadata.name}`)).toBe(true);
+    expect([...expected].some((id) => id.startsWith('instances/') && !id.startsWith(`instances/tenant-${manager.metadata.name}/`))).toBe(true);
+    expect(run(dir, next).misses).toEqual(expected);
+  });
+
+  it('a new object a set reads (the MyDrive Secret of a namespace) invalidates the sets of that namespace only', () => {
+    const { dir, first } = warm();
+    const inst = lab.find((o) => o.kind === 'Instance')!;
+    const ns = inst.metadata.namespace!;
+    const next = [...clone(lab), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mydrive-info', namespace: ns }, data: {}, stringData: { 'server-name': 'other.nfs', path: '/x' } } as unknown as InputObject];
+    expect(run(dir, next).misses).toEqual(ids(first.units, (u) => u.dependsOn.includes(`Secret/${ns}/mydrive-info`)));
+  });
+
+  it('a changed configuration or product version invalidates every set', () => {
+    const { dir, first } = warm();
+    const all = new Set(first.units.map((u) => u.id));
+    expect(run(dir, lab, { ...baseConfig, websiteBaseUrl: 'labs.example.org' }).misses).toEqual(all);
+    expect(run(dir, lab, baseConfig, 'code-2').misses).toEqual(all);
+    // Both versions are kept: going back hits again.
+    expect(run(dir, lab).misses).toEqual(new Set());
+  });
+
+  it('a corrupted, truncated or tampered cache file is a miss, never wrong output', () => {
+    const { dir, first } = warm();
+    const all = new Set(first.units.map((u) => u.id));
+    const [file] = readdirSync(dir).map((f) => join(dir, f));
+    const good = readFileSync(file, 'utf8');
+    // Truncated.
+    writeFileSync(file, good.slice(0, good.length >> 1));
+    expect(run(dir, lab).misses).toEqual(all);
+    // One byte of an entry changed (a set's YAML), the digest left as it was.
+    const at = good.indexOf('kind: ');
+    writeFileSync(file, `${good.slice(0, at)}KIND: ${good.slice(at + 6)}`);
+    expect(run(dir, lab).misses).toEqual(all);
+    // Tampered with a matching digest: an entry of the wrong shape is a miss; a wrong YAML under a
+    // key that does not match the inputs is a miss too.
+    const lines = good.split('\n').slice(0, -2);
+    const e1 = JSON.parse(lines[1]) as [string, string, unknown];
+    const e2 = JSON.parse(lines[2]) as [string, string, unknown];
+    lines[1] = JSON.stringify([e1[0], e1[1], { yaml: 42, objects: 'x', check: null }]);
+    lines[2] = JSON.stringify([e2[0], 'f'.repeat(64), { ...(e2[2] as object), yaml: 'kind: Wrong\n' }]);
+    const body = `${lines.join('\n')}\n`;
+    writeFileSync(file, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
+    expect(run(dir, lab).misses).toEqual(new Set([e1[0], e2[0]]));
+    // Not JSON, empty, a folder in its place.
+    for (const junk of ['', 'garbage', `x\n{`]) {
+      writeFileSync(file, junk);
+      expect(run(dir, lab).misses).toEqual(all);
+    }
+  });
+
+  it('a cache folder that overlaps an input or the output is not used', () => {
+    const inventory = inventoryOf(lab);
+    const root = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const open = (dir: string, inputs: string[], output?: string) =>
+      RenderCache.open({ kind: 'synth', config: baseConfig, inputs, output, dir, codeHash: 'c' }, inventory, isSynthEntry);
+    expect(open(join(root, 'out', '.cache'), [join(root, 'lab')], join(root, 'out'))).toBeUndefined();
+    expect(open(join(root, 'lab', '.cache'), [join(root, 'lab')], join(root, 'out'))).toBeUndefined();
+    expect(open(root, [join(root, 'lab')], join(root, 'out'))).toBeUndefined();
+    expect(open(join(root, 'cache'), [join(root, 'lab')], join(root, 'out'))).toBeDefined();
+  });
+
+  it('a cache that cannot be written (read-only, or a file in the way) renders and does not throw', () => {
+    const root = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    writeFileSync(join(root, 'file'), 'x');
+    const blocked = join(root, 'file', 'cache');
+    expect(run(blocked, lab).misses.size).toBeGreaterThan(0);
+    expect(run(blocked, lab).misses.size).toBe(run(blocked, lab).units.length);
+    const ro = join(root, 'ro');
+    mkdirSync(ro);
+    chmodSync(ro, 0o500);
+    // (root may write anyway: then it is simply a working cache; either way no throw and correct hits.)
+    run(ro, lab);
+    run(ro, lab);
+  });
+
+  it('two writers of one cache file leave a whole file behind', () => {
+    const { dir } = warm();
+    const inventory = inventoryOf(lab);
+    const { units } = compose(inventory, baseConfig);
+    const open = () => RenderCache.open({ kind: 'synth', config: baseConfig, inputs: ['/lab'], output: '/out', dir, codeHash: 'code-1' }, inventory, isSynthEntry)!;
+    const a = open();
+    const b = open();
+    for (const u of units) {
+      a.set(u, entryOf(u));
+      b.set(u, entryOf(u));
+    }
+    a.save();
+    b.save();
+    expect(run(dir, lab).misses).toEqual(new Set());
+  });
+});
