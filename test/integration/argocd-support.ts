@@ -36,6 +36,12 @@ export async function argocdBinary(): Promise<string> {
 export async function startPeerCluster(dir: string): Promise<KubeConfig> {
   return loadKubeConfig(await script(TEST_CLUSTER_SCRIPT, ['start'], dir));
 }
+/**
+ * Adds kube-controller-manager to the peer cluster (its PV binder binds MyDrive PVCs to their PVs).
+ * After installing the CRDs: its quota controller counts a CRD's objects (an Instance quota) only
+ * for quotas it syncs after it discovered the CRD, and resyncs the others every 5 minutes.
+ */
+export const startPeerControllerManager = (dir: string) => script(TEST_CLUSTER_SCRIPT, ['start', '--with-controller-manager'], dir);
 export const stopPeerCluster = (dir: string) => script(TEST_CLUSTER_SCRIPT, ['stop'], dir);
 
 export async function git(repo: string, ...args: string[]): Promise<string> {

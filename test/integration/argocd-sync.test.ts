@@ -7,6 +7,11 @@
 // The tree is rendered with `crownlabs gitops` from the inputs as the second cluster holds them
 // (the Instances' UIDs are in paths and URLs, and an API server assigns them): the example lab's
 // files and the generated lab, Tenants with a lastLogin (the controller keeps their namespaces).
+//
+// MyDrive PVCs are bound by kube-controller-manager to PVs created beforehand on both clusters, as
+// the lab's NFS provisioner would create them (mydrive-volumes.ts), with CSI attributes that give
+// the shares the tree renders from configuration, so the apply-controller's shares (mydrive-info,
+// the pods' NFS volumes, read from the bound PVs) equal the tree's.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,8 +20,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { INGRESS_TLS_SECRET } from '../../constructs/instance/exposition.ts';
 import { REGISTRY_CREDENTIALS, REGISTRY_CREDENTIALS_CDI } from '../../constructs/instance/virtual-machine.ts';
+import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
 import { readInputs } from '../../src/api/parse.ts';
 import { loadConfig, type ComposerConfig } from '../../src/config/config.ts';
+import { MYDRIVE_INFO_SECRET } from '../../src/model/mydrive.ts';
+import { myDrivePvcName, tenantNamespaceName } from '../../src/model/naming.ts';
 import { crownlabs } from '../support/cli.ts';
 import { generateLab } from '../support/generate-lab.ts';
 import { installCrds } from './global-setup.ts';
@@ -32,6 +40,7 @@ import {
   objectKey,
   pickRendered,
   startPeerCluster,
+  startPeerControllerManager,
   stopPeerCluster,
   treeObjects,
   withoutArgoAnnotations,
@@ -39,20 +48,14 @@ import {
   type TreeObject,
 } from './argocd-support.ts';
 import { runController, type RunningController } from './controller-support.ts';
+import { configuredAttributes, createMyDriveVolumes, removeMyDriveVolumes, type MyDriveClaim } from './mydrive-volumes.ts';
 
 const SYNC_TIMEOUT = 300_000;
 const TEMPLATE_SPEC = 'composer.crownlabs.polito.it/template-spec';
 const MANAGED_BY = 'app.kubernetes.io/managed-by=crownlabs-composer';
 
-/**
- * Resources whose Argo CD health needs a component the test cluster does not run, with the health
- * their checks give meanwhile. MyDrive PVCs (class `mydrivePvcsStorageClassName`, rook-nfs) wait for
- * the lab's NFS provisioner, which is not simulated: they stay Pending, so they and their tenant
- * Applications are Progressing. Everything else (pods, VMs, VMIs, DataVolumes, Ingresses, the
- * instances' PVCs) is made Healthy by kwok and kube-controller-manager.
- */
-const awaitingPeer = (r: { kind: string; namespace?: string }): { status: string; message?: string } | undefined =>
-  r.kind === 'PersistentVolumeClaim' && r.namespace === config.mydrivePvcsNamespace ? { status: 'Progressing' } : undefined;
+/** Labels the MyDrive PVs this file creates (mydrive-volumes.ts), on both clusters. */
+const PV_OWNER = 'argocd-sync';
 /** Argo CD's order of health, best first (an Application is as healthy as its worst resource). */
 const HEALTH_ORDER = ['Healthy', 'Suspended', 'Progressing', 'Missing', 'Degraded', 'Unknown'];
 
@@ -75,6 +78,9 @@ let tree: TreeObject[] = [];
 let inputs: KubeObject[] = [];
 /** What the first render created that cleanup must remove, whatever later edits removed from the tree. */
 let myDrivePvcs: string[] = [];
+/** The MyDrive PV reserved for each MyDrive PVC, by PVC name, on each cluster. */
+let volumesA = new Map<string, string>();
+let volumesB = new Map<string, string>();
 let firstNamespaces: string[] = [];
 
 const gitopsDir = () => path.join(repo, config.gitopsPath);
@@ -143,15 +149,29 @@ async function deliverWithController(): Promise<void> {
   const all = [...example, ...generated];
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+  const tenants = all.filter((x) => x.kind === 'Tenant');
+  volumesB = await createMyDriveVolumes(kcB, config, tenants.map((t) => configuredAttributes(config, t.metadata.name)), PV_OWNER);
   for (const o of all.filter((x) => x.kind === 'Workspace')) await create(o);
   // Logged in just now: the controller keeps the personal namespaces (rendering from files always does).
-  for (const o of all.filter((x) => x.kind === 'Tenant')) await create({ ...o, spec: { ...(o.spec as object), lastLogin: now } });
+  for (const o of tenants) await create({ ...o, spec: { ...(o.spec as object), lastLogin: now } });
   ctl = await runController(config, { kubeConfig: kcB, maxConcurrentReconciles: 4 });
   const namespaces = [...new Set(all.filter((x) => x.kind === 'Template' || x.kind === 'Instance').map((x) => x.metadata.namespace!))];
   await waitFor(async () => (await Promise.all(namespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }, kcB)))).every(Boolean), {
     timeoutMs: 120_000,
     message: 'the controller created the lab namespaces',
   });
+  // kube-controller-manager computes each new ResourceQuota's usage; until it counts a resource the
+  // API server refuses to create one (Instances among them), as on a real cluster.
+  const tenantNamespaces = new Set(tenants.map((t) => tenantNamespaceName(t.metadata.name)));
+  type Quota = KubeObject & { spec: { hard?: Record<string, string> }; status?: { used?: Record<string, string> } };
+  const counted = (q: Quota) => Object.keys(q.spec.hard ?? {}).every((r) => q.status?.used?.[r] !== undefined);
+  await waitFor(
+    async () => {
+      const quotas = await Promise.all(namespaces.map((n) => listObjects<Quota>('v1', 'ResourceQuota', { namespace: n, kubeConfig: kcB })));
+      return namespaces.every((n, i) => (!tenantNamespaces.has(n) || quotas[i].some((q) => q.metadata.name === TENANT_QUOTA_NAME)) && quotas[i].every(counted));
+    },
+    { timeoutMs: 120_000, message: 'the lab namespaces\' ResourceQuotas have a status' },
+  );
   for (const o of all.filter((x) => x.kind === 'Template')) await create(o);
   for (const o of all.filter((x) => x.kind === 'Instance')) await create(o);
   await waitFor(
@@ -161,6 +181,17 @@ async function deliverWithController(): Promise<void> {
       return instances.length === all.filter((x) => x.kind === 'Instance').length && waiting === 0;
     },
     { timeoutMs: 180_000, intervalMs: 500, message: 'every Instance reconciled by the controller' },
+  );
+  await waitFor(
+    async () => {
+      const secrets = await Promise.all(tenants.map((t) => getObject({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: tenantNamespaceName(t.metadata.name), name: MYDRIVE_INFO_SECRET } }, kcB)));
+      const missing = tenants.filter((_t, i) => !secrets[i]).map((t) => t.metadata.name);
+      if (!missing.length) return true;
+      const claim = myDrivePvcName(missing[0]);
+      const pvc = await getObject<KubeObject & { spec: { volumeName?: string }; status?: { phase?: string } }>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace: config.mydrivePvcsNamespace, name: claim } }, kcB);
+      throw new Error(`${missing.length} without it (${missing.slice(0, 3).join(', ')}); PVC ${claim}: ${pvc ? `${pvc.status?.phase} ${pvc.spec.volumeName ?? ''}` : 'none'}`);
+    },
+    { timeoutMs: 120_000, message: 'every tenant\'s mydrive-info, from its bound PV' },
   );
   await ctl.handle.idle();
 }
@@ -181,6 +212,16 @@ async function readBackInputs(): Promise<KubeObject[]> {
     }
   }
   return out;
+}
+
+/** Deletes the tree's MyDrive PVCs on the Argo CD cluster (they outlive their Applications). */
+async function removeMyDrivePvcs(): Promise<void> {
+  const c = rest(kcA);
+  for (const name of myDrivePvcs) {
+    const p = `/api/v1/namespaces/${config.mydrivePvcsNamespace}/persistentvolumeclaims/${name}`;
+    await c.request('PATCH', p, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
+    await c.request('DELETE', p).catch(() => undefined);
+  }
 }
 
 async function removeLeftovers(kc: KubeConfig, namespaces: readonly string[]): Promise<void> {
@@ -218,6 +259,7 @@ beforeAll(async () => {
   peerStarted = true;
   kcB = await startPeerCluster(peerDir);
   await installCrds(path.join(peerDir, 'kubeconfig'));
+  await startPeerControllerManager(peerDir);
   await deliverWithController();
   lap('peer cluster and the apply-controller converged');
   inputs = await readBackInputs();
@@ -239,6 +281,12 @@ beforeAll(async () => {
   await rest(kcA).request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } } }).catch((e) => {
     if (!(e instanceof ApiError && e.code === 409)) throw e;
   });
+  // Its PVs before Argo CD creates the claims (an earlier run's claims and PVs first go).
+  const claims: MyDriveClaim[] = inputs.filter((o) => o.kind === 'Tenant').map((t) => configuredAttributes(config, t.metadata.name));
+  expect(claims.map((c) => c.claim).sort()).toEqual([...myDrivePvcs].sort());
+  await removeMyDrivePvcs();
+  await removeMyDriveVolumes(kcA, PV_OWNER);
+  volumesA = await createMyDriveVolumes(kcA, config, claims, PV_OWNER);
   // What an operator does: merge the keys the tree needs into argocd-cm, then apply the root.
   const cm = crownlabs(['manifests', '--argocd-cm', '--config', configFile]);
   expect(cm.code).toBe(0);
@@ -271,12 +319,9 @@ afterAll(async () => {
     for (const o of renderedObjects().filter((x) => !x.metadata.namespace && x.kind !== 'Namespace')) {
       await c.request('DELETE', await c.resourcePath(o.apiVersion, o.kind, null, o.metadata.name)).catch(() => undefined);
     }
-    // The MyDrive namespace is the platform's (other files use it too): only the PVCs go.
-    for (const name of myDrivePvcs) {
-      const p = `/api/v1/namespaces/${config.mydrivePvcsNamespace}/persistentvolumeclaims/${name}`;
-      await c.request('PATCH', p, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
-      await c.request('DELETE', p).catch(() => undefined);
-    }
+    // The MyDrive namespace is the platform's (other files use it too): only the PVCs and their PVs go.
+    await removeMyDrivePvcs();
+    await removeMyDriveVolumes(kcA, PV_OWNER);
     const namespaces = [...new Set([...firstNamespaces, config.argocdNamespace])];
     await removeLeftovers(kcA, namespaces);
     // Other files render the example lab's names: leave them a clean cluster.
@@ -295,16 +340,37 @@ describe('Argo CD syncs the gitops tree', () => {
     let state = await healthProblems();
     await waitFor(async () => (state = await healthProblems()).problems.length === 0, { timeoutMs: 240_000, intervalMs: 2000 }).catch(() => undefined);
     const { apps, tracked, problems } = state;
+    // Every resource Healthy, so every Application Synced and Healthy (kwok, kube-controller-manager
+    // and the MyDrive PVs make the workloads and claims so).
     expect(problems).toEqual([]);
-    // The root's children are Healthy once Synced (the argoproj.io_Application check); the
-    // workspaces' objects need no peer, so their Applications are Healthy.
-    const byName = new Map(apps.map((a) => [a.metadata.name, a]));
-    expect(byName.get('crownlabs-root')?.status?.health?.status).toBe('Healthy');
-    for (const a of apps.filter((x) => x.metadata.name.startsWith('crownlabs-workspace-'))) expect(a.status?.health?.status).toBe('Healthy');
+    expect(apps.filter((a) => a.status?.health?.status !== 'Healthy').map((a) => a.metadata.name)).toEqual([]);
     // Argo CD tracks exactly the tree's objects (and the child Applications).
     const expected = new Set([...renderedObjects(), ...tree.filter((t) => t.file.startsWith('apps/')).map((t) => t.object)].map(objectKey));
     expect([...tracked].sort()).toEqual([...expected].sort());
   }, 300_000);
+
+  it('(a) MyDrive PVCs are bound to their PVs by kube-controller-manager; the controller\'s mydrive-info carries the bound PV\'s attributes', async () => {
+    const tenants = inputs.filter((o) => o.kind === 'Tenant').map((t) => t.metadata.name);
+    expect(tenants.length).toBeGreaterThan(50);
+    for (const [kc, volumes] of [
+      [kcA, volumesA],
+      [kcB, volumesB],
+    ] as const) {
+      for (const claim of myDrivePvcs) {
+        const pvc = await getObject<KubeObject & { spec: { volumeName?: string }; status?: { phase?: string } }>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace: config.mydrivePvcsNamespace, name: claim } }, kc);
+        expect(pvc?.status?.phase, claim).toBe('Bound');
+        expect(pvc?.spec.volumeName, claim).toBe(volumes.get(claim));
+      }
+    }
+    // On the apply-controller's cluster: server-name and path are the live PV's `<server>.<clusterID>` and `share`.
+    for (const tenant of tenants) {
+      const pv = await rest(kcB).request('GET', `/api/v1/persistentvolumes/${volumesB.get(myDrivePvcName(tenant))}`);
+      const attrs = pv.spec.csi.volumeAttributes as Record<string, string>;
+      const secret = await getObject<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: tenantNamespaceName(tenant), name: MYDRIVE_INFO_SECRET } }, kcB);
+      const data = Object.fromEntries(Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+      expect(data, tenant).toEqual({ 'server-name': `${attrs.server}.${attrs.clusterID}`, path: attrs.share });
+    }
+  });
 
   it('(b) every live object equals what the apply-controller produced from the same inputs, on every rendered field', async () => {
     const mismatches: string[] = [];
@@ -514,10 +580,7 @@ async function healthProblems(): Promise<{ apps: Application[]; tracked: Set<str
       tracked.add(objectKey({ kind: r.kind, metadata: { namespace: r.namespace || undefined, name: r.name } }));
       if (r.status !== 'Synced') problems.push(`${app.metadata.name} ${r.kind}/${r.name}: ${r.status}`);
       const health = r.health?.status ?? 'Healthy'; // no health check: counted as Healthy
-      const expected = awaitingPeer(r) ?? { status: 'Healthy' };
-      if (health !== expected.status || (expected.message && r.health?.message !== expected.message)) {
-        problems.push(`${app.metadata.name} ${r.kind}/${r.name}: ${JSON.stringify(r.health)}`);
-      }
+      if (health !== 'Healthy') problems.push(`${app.metadata.name} ${r.kind}/${r.name}: ${JSON.stringify(r.health)}`);
       if (HEALTH_ORDER.indexOf(health) > HEALTH_ORDER.indexOf(worst)) worst = health;
     }
     if (app.status?.health?.status !== worst) problems.push(`${app.metadata.name}: health ${app.status?.health?.status}, its resources ${worst}`);

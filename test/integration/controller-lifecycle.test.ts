@@ -6,8 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { KeycloakDouble } from '../support/keycloak-double.ts';
-import { adminKubeConfigPath, getObject, REPO_ROOT, rest, waitFor } from './cluster.ts';
+import { adminKubeConfig, adminKubeConfigPath, getObject, REPO_ROOT, rest, waitFor } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, runController, shardName, type RunningController } from './controller-support.ts';
+import { createMyDriveVolumes, removeMyDriveVolumes } from './mydrive-volumes.ts';
 
 const tenantRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name } });
 const workspaceRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name } });
@@ -18,6 +19,7 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
   let kc: KeycloakDouble;
   let ctl: RunningController;
   const config = labConfig(shard);
+  const pvOwner = `${shard}-lifecycle`;
 
   beforeAll(async () => {
     kc = await KeycloakDouble.start();
@@ -38,6 +40,7 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
   afterAll(async () => {
     await ctl?.handle.stop();
     await cleanupLab(l);
+    await removeMyDriveVolumes(adminKubeConfig(), pvOwner);
     await kc?.close();
   });
 
@@ -67,31 +70,18 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
   });
 
   it('renders mydrive-info from the PV the MyDrive PVC is bound to (bound by kube-controller-manager)', async () => {
-    // What an administrator (or the NFS provisioner) creates: a PV reserved for the claim, with
-    // the CSI attributes of the share. kube-controller-manager's PV binder binds the two.
-    const pvName = `${shard}-pv`;
+    // What the NFS provisioner creates (here beforehand, mydrive-volumes.ts): a PV reserved for the
+    // claim, with the CSI attributes of the share. kube-controller-manager's PV binder binds the two.
     const claim = `${shard}-alice-drive`;
-    await create({
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: pvName },
-      spec: {
-        capacity: { storage: '1Gi' },
-        accessModes: ['ReadWriteMany'],
-        storageClassName: config.mydrivePvcsStorageClassName,
-        csi: { driver: 'nfs.csi.example', volumeHandle: pvName, volumeAttributes: { server: 'nfs-server', clusterID: 'rook', share: `/export/${shard}` } },
-        claimRef: { namespace: config.mydrivePvcsNamespace, name: claim },
-      },
-    });
+    const pvs = await createMyDriveVolumes(adminKubeConfig(), config, [{ claim, attributes: { server: 'nfs-server', clusterID: 'rook', share: `/export/${shard}` } }], pvOwner);
     const pvc = await waitFor(async () => {
       const p = await getObject<any>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: config.mydrivePvcsNamespace } });
       return p?.status?.phase === 'Bound' ? p : undefined;
     }, { timeoutMs: 60_000, message: 'MyDrive PVC Bound' });
-    expect(pvc.spec.volumeName).toBe(pvName);
+    expect(pvc.spec.volumeName).toBe(pvs.get(claim));
     const secret = await waitFor(() => getObject<any>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'mydrive-info', namespace: l.tenantNs } }), { message: 'mydrive-info' });
     const data = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     expect(data).toEqual({ 'server-name': 'nfs-server.rook', path: `/export/${shard}` });
-    await rest().request('DELETE', `/api/v1/persistentvolumes/${pvName}`);
   });
 
   it('deleting a Workspace removes its roles and unsubscribes its Tenants, then releases the finalizer', async () => {
