@@ -12,6 +12,7 @@ import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder, gitopsConfigProblems } from '../sinks/gitops.ts';
+import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { LabSession } from './lab-session.ts';
@@ -106,11 +107,13 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
     files = tree;
   }
 
+  // Sealed values already in the folder are kept (--check compares with them, too).
+  const sealed = withSealedValues(config, out, files);
+  files = sealed.files;
   if (opts.check) return checkFolder(opts, out, withMarker(files), rerun);
-  const sealed = sealedPlaceholders(config, files);
-  if (sealed > 0 && !opts.quiet) {
+  if (sealed.placeholders > 0 && !opts.quiet) {
     process.stderr.write(
-      `warning: gitopsSecretMode "sealed-secret": ${sealed} SealedSecret(s) hold placeholder values (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree), and each gitops run writes the placeholders again\n`,
+      `warning: gitopsSecretMode "sealed-secret": ${sealed.withPlaceholders} SealedSecret(s) hold ${sealed.placeholders} placeholder value(s) (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree); sealed values already in ${opts.output} are kept\n`,
     );
   }
 
@@ -142,7 +145,7 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
         process.stderr.write('watch: invalid input; the last good tree stays\n');
         return;
       }
-      const next = builder.files(session.renderedSets());
+      const next = withSealedValues(config, out, builder.files(session.renderedSets())).files;
       let written: number;
       if (full) {
         const r = writeTreeAtomically(opts.output, next, { inputs });
@@ -227,12 +230,10 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   return files;
 }
 
-/** SealedSecrets whose values are placeholders (every one the tree holds: it never holds values). */
-function sealedPlaceholders(config: ComposerConfig, files: ReadonlyMap<string, string>): number {
-  if (config.gitopsSecretMode !== 'sealed-secret') return 0;
-  let n = 0;
-  for (const rel of files.keys()) if (basename(rel).startsWith('SealedSecret_')) n++;
-  return n;
+/** The tree with the sealed values of the folder's SealedSecrets carried over (sealed-secret mode only). */
+function withSealedValues(config: ComposerConfig, out: string, files: Map<string, string>): { files: Map<string, string>; placeholders: number; withPlaceholders: number } {
+  if (config.gitopsSecretMode !== 'sealed-secret') return { files, placeholders: 0, withPlaceholders: 0 };
+  return carryOverSealed(out, files);
 }
 
 /** The AppProject's path when the tree changes it (written before or not). */

@@ -462,7 +462,7 @@ function secretsReadme(config: ComposerConfig, expected: readonly string[]): str
   } else if (mode === 'external-secret') {
     lines.push(`Each Secret is an ExternalSecret reading \`<namespace>/<name>\` (one property per key) from the ClusterSecretStore \`${config.gitopsSecretStore}\`.`);
   } else {
-    lines.push('Each Secret is a SealedSecret whose `encryptedData` values are placeholders: seal the real values with `kubeseal --raw` for the namespace and name given in each placeholder, and commit the result.');
+    lines.push('Each Secret is a SealedSecret whose `encryptedData` values are placeholders: seal the real values with `kubeseal --raw` for the namespace and name given in each placeholder, and commit the result. Later `crownlabs gitops` runs keep the sealed values.');
   }
   return `${lines.join('\n')}\n`;
 }

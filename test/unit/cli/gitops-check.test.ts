@@ -1,9 +1,11 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { boundDiff, shellWord } from '../../../src/cli/tree-diff.ts';
-import { CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
+import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
@@ -124,8 +126,91 @@ describe('what Argo CD will not do by itself is said (#17.2, #17.3)', () => {
     const dir = tmp('sealed-');
     const r = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'a'), '--gitops-secret-mode', 'sealed-secret']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: gitopsSecretMode "sealed-secret": \d+ SealedSecret\(s\) hold placeholder values/);
+    expect(r.stderr).toMatch(/warning: gitopsSecretMode "sealed-secret": \d+ SealedSecret\(s\) hold \d+ placeholder value\(s\)/);
     expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'b'), '--gitops-secret-mode', 'external-secret']).stderr).not.toMatch(/placeholder/);
     expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', join(dir, 'c'), '--gitops-secret-mode', 'sealed-secret', '-q']).stderr).not.toMatch(/placeholder/);
+  });
+});
+
+describe('sealed values in the folder survive gitops runs (#14 follow-up: sealed secrets)', () => {
+  const SEALED = ['--gitops-secret-mode', 'sealed-secret'];
+  /** A sealed-secret tree whose placeholders are all replaced by (fake) sealed values; returns them by file. */
+  function sealedTree(): { out: string; values: Map<string, Record<string, string>> } {
+    const out = join(tmp('sealed-tree-'), 'gitops');
+    expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, ...SEALED]).code).toBe(0);
+    const values = new Map<string, Record<string, string>>();
+    let i = 0;
+    for (const rel of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => basename(f).startsWith('SealedSecret_'))) {
+      const file = join(out, rel);
+      // As an operator does: each placeholder replaced in place by kubeseal's output.
+      let text = readFileSync(file, 'utf8');
+      const sealedValues: Record<string, string> = {};
+      for (const key of Object.keys(valuesIn(out, rel))) {
+        sealedValues[key] = Buffer.from(`sealed value ${i++} of ${rel} ${key}`).toString('base64');
+        text = text.replace(/"SEAL-ME: [^"]*"/, sealedValues[key]);
+      }
+      values.set(rel, sealedValues);
+      writeFileSync(file, text);
+    }
+    expect(values.size).toBeGreaterThan(1);
+    return { out, values };
+  }
+  const valuesIn = (out: string, rel: string) => (parse(readFileSync(join(out, rel), 'utf8')) as { spec: { encryptedData: Record<string, string> } }).spec.encryptedData;
+
+  it('a re-render keeps the sealed values, --check is up to date, and no placeholder warning is left', () => {
+    const { out, values } = sealedTree();
+    const check = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, '--check', ...SEALED]);
+    expect(check.stderr).toContain('is up to date');
+    expect(check.code).toBe(0);
+    const again = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, ...SEALED]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toMatch(/placeholder/);
+    for (const [rel, v] of values) expect(valuesIn(out, rel)).toEqual(v);
+    // Still up to date after the write.
+    expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, '--check', ...SEALED]).code).toBe(0);
+  });
+
+  it('the warning counts the placeholders left: one value back to a placeholder, one warned', () => {
+    const { out, values } = sealedTree();
+    const [rel, v] = [...values][0];
+    const key = Object.keys(v)[0];
+    const file = join(out, rel);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(v[key], 'SEAL-ME: later'));
+    const r = crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, ...SEALED]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/1 SealedSecret\(s\) hold 1 placeholder value\(s\)/);
+    expect(valuesIn(out, rel)[key]).toMatch(/^SEAL-ME: kubeseal --raw/);
+  });
+
+  it('watch mode keeps the sealed values when it re-renders their set', async () => {
+    const { out, values } = sealedTree();
+    const lab = join(tmp('sealed-lab-'), 'lab');
+    cpSync(LAB, lab, { recursive: true });
+    const child = spawn(process.execPath, [BIN, 'gitops', '-f', lab, '--config', CONFIG, '-o', out, '--watch', '--debounce', '50', ...SEALED], { env: { ...process.env, CI: 'true' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const waitFor = (re: RegExp) =>
+      new Promise<void>((done, fail) => {
+        const timer = setInterval(() => {
+          if (re.test(stderr)) {
+            clearInterval(timer);
+            done();
+          } else if (child.exitCode !== null) {
+            clearInterval(timer);
+            fail(new Error(`exited: ${stderr}`));
+          }
+        }, 20);
+      });
+    try {
+      await waitFor(/watching/);
+      const instances = join(lab, 'instances.yaml');
+      writeFileSync(instances, readFileSync(instances, 'utf8').replace('  running: false\n', '  running: true\n'));
+      await waitFor(/watch: 1 set\(s\) re-rendered/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const rel = 'instances/tenant-john-doe/SealedSecret_tenant-john-doe_black-tea-0042.yaml';
+    expect(values.has(rel)).toBe(true);
+    for (const [r, v] of values) expect(valuesIn(out, r)).toEqual(v);
   });
 });
