@@ -29,6 +29,7 @@ export const CHECK_EXIT = { upToDate: 0, stale: 1, invalid: 3 } as const;
 
 /** Names of the stale files printed beside the diff; the rest are counted. */
 const MAX_NAMED = 100;
+import { commandLogger } from './log.ts';
 import { stdinIfNamed, stdinUsageError, usageError } from './stdin.ts';
 import { STDIN_PATH } from '../api/input-file.ts';
 
@@ -134,6 +135,9 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false, ignored });
   // After a failed write the folder may not hold `files`: the next write is a full one.
   let full = false;
+  // Its status lines are log records, as every long-running command's (JSON, or one line on a
+  // terminal); input problems keep the CLI's file:line format, as in a one-shot run.
+  const log = commandLogger('gitops');
   const flush = () => {
     const changed = [...pending];
     pending.clear();
@@ -142,7 +146,7 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
       const update = session.update(changed);
       for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
       if (!update.applied) {
-        process.stderr.write('watch: invalid input; the last good tree stays\n');
+        log.warn('watch: invalid input; the last good tree stays');
         return;
       }
       const next = withSealedValues(config, out, builder.files(session.renderedSets())).files;
@@ -153,13 +157,14 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
       } else written = patchTree(opts.output, files, next, { inputs });
       files = next;
       full = false;
-      process.stderr.write(`watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${Math.round(performance.now() - t0)} ms\n`);
+      const ms = Math.round(performance.now() - t0);
+      log.info({ sets: update.rerendered.length, files: written, ms }, `watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${ms} ms`);
     } catch (err) {
       // Keep watching: the folder keeps its last complete tree (a crash-safe write), the next change retries.
       full = true;
       if (err instanceof OutputError) reportOutputError(err);
-      else process.stderr.write(`watch: internal error: ${(err as Error).message}\n`);
-      process.stderr.write('watch: the last good tree stays\n');
+      else log.error({ err }, 'watch: internal error');
+      log.warn('watch: the last good tree stays');
     }
   };
   const onChange = (path: string) => {
@@ -170,7 +175,7 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   };
   watcher.on('add', onChange).on('change', onChange).on('unlink', onChange);
   await new Promise<void>((ready) => watcher.once('ready', () => ready()));
-  process.stderr.write(`watching ${opts.file.join(', ')} (Ctrl-C to stop)\n`);
+  log.info({ inputs: opts.file }, `watching ${opts.file.join(', ')} (Ctrl-C to stop)`);
   await new Promise<void>((done) => {
     const stop = () => {
       void watcher.close().then(done);

@@ -274,7 +274,10 @@ describe('watch mode (LabSession)', () => {
       await waitFor(/watching/);
       const instances = join(lab, 'instances.yaml');
       writeFileSync(instances, readFileSync(instances, 'utf8').replace('  running: false\n', '  running: true\n'));
-      await waitFor(/watch: 1 set\(s\) re-rendered/);
+      await waitFor(/watch: 1 set\(s\) re-rendered.*\n/);
+      // Status lines are log records like every long-running command's: JSON when stderr is no terminal.
+      const record = JSON.parse(stderr.split('\n').find((l) => l.includes('re-rendered'))!) as Any;
+      expect(record).toMatchObject({ name: 'crownlabs-gitops', level: 30, sets: 1 });
       const vm = parse(readFileSync(join(out, 'instances/tenant-john-doe/VirtualMachine_tenant-john-doe_black-tea-0042.yaml'), 'utf8')) as Any;
       expect(vm.spec.running).toBe(true);
       expect(readFileSync(join(out, 'instances/tenant-john-doe/kustomization.yaml'), 'utf8')).toContain('Service_tenant-john-doe_black-tea-0042.yaml');
