@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -116,6 +116,19 @@ export function registerController(program: Command): void {
       for (const p of kcProblems) process.stderr.write(`crownlabs controller: ${p}\n`);
       process.exitCode = 1;
       return;
+    }
+    // The local settings first: a given cert dir without its key pair fails before the cluster is asked.
+    if (webhook !== undefined && webhook !== 'no-certificate') {
+      for (const f of ['tls.crt', 'tls.key']) {
+        const file = path.join(webhook.certDir, f);
+        try {
+          accessSync(file, constants.R_OK);
+        } catch (e) {
+          process.stderr.write(`crownlabs controller: webhook server: ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+          process.exitCode = 1;
+          return;
+        }
+      }
     }
     // No kubeconfig, or no API server behind it: one line and exit 1, before any watch starts.
     let kubeConfig: KubeConfig;

@@ -1,8 +1,8 @@
 // Plain JavaScript (no loader needed): bin/crownlabs.js imports it before any TypeScript runs.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from './package-root.mjs';
 
@@ -17,13 +17,40 @@ const made = new Map();
  * ~77 MB of RSS in a process; the config module bundled alone costs ~28 MB (bench/RESULTS.md).
  */
 const INLINED = new Set(['@kubernetes/client-node/dist/config.js']);
-/** Every other package (a bare specifier) stays external, as esbuild's `packages: 'external'`. */
-const externalPackages = {
-  name: 'external-packages',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (a) => (INLINED.has(a.path) ? undefined : { path: a.path, external: true }));
-  },
-};
+
+/**
+ * Every other package (a bare specifier) stays external, as esbuild's `packages: 'external'`. An
+ * inlined module's own packages (node-fetch, hpagent…) then load from the root's node_modules: right
+ * only where npm hoisted the very copies the module would load. `unsafe` records where that is not
+ * so (a nested other version, or none at the root), and the bundle is made again without inlining.
+ */
+function externalPackages(root, inlined) {
+  const fromRoot = createRequire(join(root, 'package.json'));
+  const state = { unsafe: [] };
+  const plugin = {
+    name: 'external-packages',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (a) => {
+        if (inlined.has(a.path)) return undefined;
+        // Only an inlined module's files are bundled from node_modules.
+        if (!isBuiltin(a.path) && a.importer.includes(`${sep}node_modules${sep}`)) {
+          const own = resolvedOrNull(createRequire(a.importer), a.path);
+          if (own === null || own !== resolvedOrNull(fromRoot, a.path)) state.unsafe.push(a.path);
+        }
+        return { path: a.path, external: true };
+      });
+    },
+  };
+  return { plugin, state };
+}
+
+function resolvedOrNull(req, specifier) {
+  try {
+    return req.resolve(specifier);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * A TypeScript entry module and everything it imports from `dirs`, bundled by esbuild into one
@@ -49,19 +76,24 @@ async function makeBundle(root, entry, dirs) {
   const file = join(dir, `${name}-${sourcesHash(root, entry, dirs)}.mjs`);
   if (!existsSync(file)) {
     const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [join(root, entry)],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      logLevel: 'silent',
-      // The lazy packages' facades load them through this (require of an ES module: Node ≥ 20.19).
-      banner: { js: "import { createRequire as __crownlabsCreateRequire } from 'node:module'; const __crownlabsRequire = __crownlabsCreateRequire(import.meta.url);" },
-      // First match wins: the lazy facades, then every other package external (the inlined module aside).
-      plugins: [lazyPackages(root), externalPackages],
-    });
+    const bundle = (inlined) => {
+      const external = externalPackages(root, inlined);
+      return build({
+        entryPoints: [join(root, entry)],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        write: false,
+        logLevel: 'silent',
+        // The lazy packages' facades load them through this (require of an ES module: Node ≥ 20.19).
+        banner: { js: "import { createRequire as __crownlabsCreateRequire } from 'node:module'; const __crownlabsRequire = __crownlabsCreateRequire(import.meta.url);" },
+        // First match wins: the lazy facades, then every other package external (the inlined module aside).
+        plugins: [lazyPackages(root), external.plugin],
+      }).then((result) => ({ result, unsafe: external.state.unsafe }));
+    };
+    let { result, unsafe } = await bundle(INLINED);
+    if (unsafe.length > 0) ({ result } = await bundle(new Set()));
     mkdirSync(dir, { recursive: true });
     // A temp file and a rename: a process starting meanwhile sees the whole bundle or none.
     const tmp = `${file}.tmp-${process.pid}`;
