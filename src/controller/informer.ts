@@ -124,7 +124,12 @@ export class Informer {
     const obj = this.keep({ ...answer, apiVersion: this.options.apiVersion, kind: this.options.kind });
     const key = cacheKey(obj);
     const prev = this.pendingOf(key);
-    if (!prev && this.store.get(key)?.metadata.resourceVersion === rv) return; // a no-op write
+    const cachedRv = this.store.get(key)?.metadata.resourceVersion;
+    if (!prev && cachedRv === rv) return; // a no-op write
+    // An answer processed after the watch already brought a later version (e.g. a PVC created,
+    // then bound by kube-controller-manager before our apply's answer was read): its echo and the
+    // later events are past, so it must not stand in for the newer cached object until the TTL.
+    if (cachedRv && newerResourceVersion(cachedRv, rv)) return;
     const earlier = new Set(prev?.earlier);
     const prevRv = prev?.obj?.metadata.resourceVersion;
     if (prevRv && prevRv !== rv) earlier.add(prevRv);
@@ -394,6 +399,15 @@ export class Informer {
 }
 
 const GONE = new Error('gone');
+
+/**
+ * Whether resourceVersion `a` is later than `b`. Opaque to clients in general, but the API server
+ * backed by etcd gives its revision, a decimal integer; any other form is never called newer.
+ */
+export function newerResourceVersion(a: string, b: string): boolean {
+  const digits = /^[0-9]{1,30}$/;
+  return digits.test(a) && digits.test(b) && BigInt(a) > BigInt(b);
+}
 
 /**
  * Drops `metadata.managedFields` (nothing here reads it; as controller-runtime's default cache

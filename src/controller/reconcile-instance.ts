@@ -7,7 +7,7 @@
  * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
  */
 import { myDriveShare } from './reconcile-tenant.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
 import type { ParentRef } from '../model/labels.ts';
@@ -64,10 +64,9 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   const key = `${namespace}/${name}`;
-  const composition = compose(inv, ctx.config, {
-    parent: { kind: 'Instance', namespace, name },
-    myDriveShare: (t) => myDriveShare(ctx, t),
-  });
+  // One resolver for the set and the status plan: both see the share of the bound PV.
+  const share = (t: Tenant) => myDriveShare(ctx, t);
+  const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share });
   const unit = composition.units[0];
   if (!unit) {
     const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';
@@ -83,8 +82,14 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
     throw new Error(`Instance ${key}: ${message}`);
   }
 
-  const result = planInstance(instance, inv, ctx.config);
-  const plan = result.plan!;
+  const { plan, problems } = planInstance(instance, inv, ctx.config, share);
+  if (!plan) {
+    // Not expected after a composition that rendered (same inputs, same resolver): reported, never a crash.
+    const message = problems.map((p) => p.message).join('; ') || 'no plan for the status';
+    await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message);
+    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    throw new Error(`Instance ${key}: ${message}`);
+  }
   // The children as the apply left them: the server's answers (a Deployment created a moment ago
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.

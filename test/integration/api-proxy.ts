@@ -22,7 +22,13 @@ export interface ProxiedRequest {
   watchErrorCode?: number;
 }
 
-export type Rule = (r: ProxiedRequest) => { throttle: { retryAfterSeconds: number } } | { hold: () => Promise<void> } | undefined;
+/**
+ * `hold`: the request is sent once it resolves; `delayAnswer`: the request is sent at once, the
+ * server's answer handed to the client once it resolves (a slow client reading it late).
+ */
+export type Rule = (
+  r: ProxiedRequest,
+) => { throttle: { retryAfterSeconds: number } } | { hold: () => Promise<void> } | { delayAnswer: () => Promise<void> } | undefined;
 
 export interface ApiProxy {
   url: string;
@@ -45,31 +51,38 @@ export async function startApiProxy(): Promise<ApiProxy> {
   const log: ProxiedRequest[] = [];
   const open = new Set<IncomingMessage>();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, rec: ProxiedRequest) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, rec: ProxiedRequest, answerAfter?: () => Promise<void>) => {
     const out = https.request(
       { ...upstreamOptions, host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent: false },
       (up) => {
-        rec.status = up.statusCode;
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        open.add(up);
-        // An upstream stream cut short (API server killed, dropStreams) cuts the client's too.
-        up.on('close', () => {
-          open.delete(up);
-          if (!up.complete) res.destroy();
-        });
-        up.on('error', () => res.destroy());
-        if (rec.watch) {
-          up.on('data', (c: Buffer) => {
-            const m = /"type":"ERROR".*?"code":(\d+)/.exec(c.toString('utf8'));
-            if (m) rec.watchErrorCode = Number(m[1]);
-          });
-        }
-        up.pipe(res);
-        res.on('close', () => up.destroy());
+        if (answerAfter) {
+          up.pause();
+          void answerAfter().then(() => relay(up, res, rec));
+        } else relay(up, res, rec);
       },
     );
     out.on('error', () => res.destroy());
     req.pipe(out);
+  };
+
+  const relay = (up: IncomingMessage, res: ServerResponse, rec: ProxiedRequest) => {
+    rec.status = up.statusCode;
+    res.writeHead(up.statusCode ?? 502, up.headers);
+    open.add(up);
+    // An upstream stream cut short (API server killed, dropStreams) cuts the client's too.
+    up.on('close', () => {
+      open.delete(up);
+      if (!up.complete) res.destroy();
+    });
+    up.on('error', () => res.destroy());
+    if (rec.watch) {
+      up.on('data', (c: Buffer) => {
+        const m = /"type":"ERROR".*?"code":(\d+)/.exec(c.toString('utf8'));
+        if (m) rec.watchErrorCode = Number(m[1]);
+      });
+    }
+    up.pipe(res);
+    res.on('close', () => up.destroy());
   };
 
   const server = https.createServer(
@@ -92,7 +105,7 @@ export async function startApiProxy(): Promise<ApiProxy> {
         void action.hold().then(() => forward(req, res, rec));
         return;
       }
-      forward(req, res, rec);
+      forward(req, res, rec, action && 'delayAnswer' in action ? action.delayAnswer : undefined);
     },
   );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

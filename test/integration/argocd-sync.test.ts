@@ -10,8 +10,8 @@
 //
 // MyDrive PVCs are bound by kube-controller-manager to PVs created beforehand on both clusters, as
 // the lab's NFS provisioner would create them (mydrive-volumes.ts), with CSI attributes that give
-// the shares the tree renders from configuration, so the apply-controller's shares (mydrive-info,
-// the pods' NFS volumes, read from the bound PVs) equal the tree's.
+// the shares the tree renders from configuration. The apply-controller runs without
+// mydriveNfsServerName, so its shares (mydrive-info, the pods' NFS volumes) come from those PVs only.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -154,7 +154,8 @@ async function deliverWithController(): Promise<void> {
   for (const o of all.filter((x) => x.kind === 'Workspace')) await create(o);
   // Logged in just now: the controller keeps the personal namespaces (rendering from files always does).
   for (const o of tenants) await create({ ...o, spec: { ...(o.spec as object), lastLogin: now } });
-  ctl = await runController(config, { kubeConfig: kcB, maxConcurrentReconciles: 4 });
+  // No configured share: the controller's come from the bound PVs only.
+  ctl = await runController({ ...config, mydriveNfsServerName: '' }, { kubeConfig: kcB, maxConcurrentReconciles: 4 });
   const namespaces = [...new Set(all.filter((x) => x.kind === 'Template' || x.kind === 'Instance').map((x) => x.metadata.namespace!))];
   await waitFor(async () => (await Promise.all(namespaces.map((n) => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }, kcB)))).every(Boolean), {
     timeoutMs: 120_000,
@@ -362,7 +363,8 @@ describe('Argo CD syncs the gitops tree', () => {
         expect(pvc?.spec.volumeName, claim).toBe(volumes.get(claim));
       }
     }
-    // On the apply-controller's cluster: server-name and path are the live PV's `<server>.<clusterID>` and `share`.
+    // On the apply-controller's cluster (no mydriveNfsServerName there): server-name and path are
+    // the live PV's `<server>.<clusterID>` and `share`.
     for (const tenant of tenants) {
       const pv = await rest(kcB).request('GET', `/api/v1/persistentvolumes/${volumesB.get(myDrivePvcName(tenant))}`);
       const attrs = pv.spec.csi.volumeAttributes as Record<string, string>;

@@ -2,7 +2,7 @@
 // keeps a reconcile running right after our own write from repeating it (#16).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusPatch } from '../../../src/controller/apply-set.ts';
-import { Informer, PENDING_WRITE_TTL_MS, type CachedObject } from '../../../src/controller/informer.ts';
+import { Informer, newerResourceVersion, PENDING_WRITE_TTL_MS, type CachedObject } from '../../../src/controller/informer.ts';
 import type { KubeClient } from '../../../src/controller/kube-client.ts';
 import { deploymentPhase } from '../../../src/model/phase.ts';
 
@@ -113,6 +113,31 @@ describe('informer: read-your-writes', () => {
     expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('12');
     watch.onEvent!({ type: 'MODIFIED', object: dep('a', '12') });
     expect(events.map((e) => e.own)).toEqual([true, true]);
+  });
+
+  it('an answer read after the watch brought later versions is stale: the newer cache is kept (#15)', async () => {
+    // A MyDrive PVC: created by our apply (rv 11), then bound by kube-controller-manager (12, 13),
+    // all three watch events handled before the apply's answer. No event is due any more.
+    const { inf, watch, events } = await started();
+    watch.onEvent!({ type: 'ADDED', object: dep('a', '11') });
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '12') });
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '13', { status: { phase: 'Bound' } }) });
+    inf.noteWritten(dep('a', '11'));
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('13');
+    expect(inf.get('ns', 'a')?.status).toEqual({ phase: 'Bound' });
+    expect(events.map((e) => e.own)).toEqual([false, false, false]);
+    // A later write of ours is still read back before its echo.
+    inf.noteWritten(dep('a', '14'));
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('14');
+  });
+
+  it('resourceVersions are compared only as etcd revisions (decimal integers)', () => {
+    expect(newerResourceVersion('13', '11')).toBe(true);
+    expect(newerResourceVersion('100', '99')).toBe(true);
+    expect(newerResourceVersion('11', '11')).toBe(false);
+    expect(newerResourceVersion('9', '11')).toBe(false);
+    expect(newerResourceVersion('b', 'a')).toBe(false);
+    expect(newerResourceVersion('12', '')).toBe(false);
   });
 
   it('a no-op write (the cached resourceVersion) leaves nothing pending', async () => {
