@@ -1,7 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { DEFAULT_SSH_METRIC_NAME } from '../../src/bastion/ssh-tracker.ts';
-import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/security.ts';
+import { DEFAULT_SSH_METRIC_NAME } from '../../src/model/ssh-tracker-metric.ts';
+import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/restricted-pod-security.ts';
 
 /** Ports, paths and volume names of the bastion pod (docs/behaviour.md §2.3, §12, §15.4). */
 export const BASTION = {

@@ -4,7 +4,7 @@ import type { ComposerConfig } from '../../src/config/config.ts';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
 import { myDriveVolume, myDriveVolumeMount } from './mydrive-mount.ts';
-import { INSTANCE_POD_SECURITY_CONTEXT, READINESS_PROBE_BASE, restrictiveSecurityContext } from './security.ts';
+import { INSTANCE_POD_SECURITY_CONTEXT, READINESS_PROBE_BASE, restrictiveSecurityContext } from './instance-pod-defaults.ts';
 
 const PERSISTENT_VOLUME = 'persistent';
 /** Where content lands and persists unless the Template names a `contentPath`. */

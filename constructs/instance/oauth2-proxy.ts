@@ -6,7 +6,7 @@ import { MIN_SEED_LENGTH } from '../../src/config/keys.ts';
 import { LABEL } from '../../src/model/labels.ts';
 import { oauth2ProxyName } from '../../src/model/naming.ts';
 import { INGRESS_TLS_SECRET } from './exposition.ts';
-import { restrictiveSecurityContext } from './security.ts';
+import { restrictiveSecurityContext } from './instance-pod-defaults.ts';
 
 export const OAUTH2_PROXY_PORT = 4180;
 const EMAILS_FILE = 'authenticated-emails';

@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import type { OwnerReference } from '../../src/api/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
-import { INSTANCE_POD_SECURITY_CONTEXT, restrictiveSecurityContext } from './security.ts';
+import { INSTANCE_POD_SECURITY_CONTEXT, restrictiveSecurityContext } from './instance-pod-defaults.ts';
 
 /** Fixed names and paths of the submission Job (docs/behaviour.md §8.2). */
 export const SUBMISSION_JOB = {

@@ -15,7 +15,7 @@ import {
 } from '../../imports/kubevirt.io.ts';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
-import { READINESS_PROBE_BASE } from './security.ts';
+import { READINESS_PROBE_BASE } from './instance-pod-defaults.ts';
 
 /** VMI containerDisk pull secret and CDI registry import secret every VM namespace holds (docs/behaviour.md §3). */
 export const REGISTRY_CREDENTIALS = 'registry-credentials';

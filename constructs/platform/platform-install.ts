@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { BASTION, BastionDeployment } from '../bastion/bastion-deployment.ts';
 import { BastionRbac } from '../bastion/bastion-rbac.ts';
 import { BastionService } from '../bastion/bastion-service.ts';
-import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './security.ts';
+import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './restricted-pod-security.ts';
 
 /** Where TenantWebhooks (constructs/platform/tenant-webhooks.ts) is told to send admission reviews. */
 export interface WebhookWiring {

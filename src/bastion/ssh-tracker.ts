@@ -14,8 +14,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import { Counter, Registry } from 'prom-client';
+import { DEFAULT_SSH_METRIC_NAME } from '../model/ssh-tracker-metric.ts';
 
-export const DEFAULT_SSH_METRIC_NAME = 'bastion_ssh_connections';
+export { DEFAULT_SSH_METRIC_NAME };
 
 /** BPF filter: initial SYNs (not SYN-ACKs) to port 22, IPv4 and IPv6 (tcp[] only matches IPv4). */
 export function captureFilter(port = 22): string {

@@ -6,7 +6,7 @@ import { startController, type ControllerWebhookOptions } from '../controller/co
 import { parseAddr } from '../controller/http-endpoints.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../model/duration.ts';
 import { checkApiServer, loadKubeConfig } from './kube.ts';
 import { commandLogger } from './log.ts';
 import { cookieSecretSeedProblem } from '../config/config.ts';

@@ -17,7 +17,7 @@ import { diffAgainstCluster, type DiffResult, type ObjectDiff } from '../control
 import { KubeClient } from '../controller/kube-client.ts';
 import { kubectlFileName, maskSecrets, summaryLine } from '../controller/object-diff.ts';
 import { objectToYaml } from '../sinks/yaml-emitter.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../model/duration.ts';
 import { loadKubeConfig } from './kube.ts';
 import { parseLabelSelector, type LabelMatcher } from './label-selector.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';

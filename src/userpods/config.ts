@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { parseDuration } from '../cli/duration.ts';
+import { parseDuration } from '../model/duration.ts';
 import { nearest } from '../config/suggest.ts';
 import { parseManifestPrefix } from './manifest.ts';
 
