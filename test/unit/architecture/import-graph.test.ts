@@ -1,0 +1,188 @@
+// The layering of docs/architecture.md ("Layers"), checked on the real import graph of src/ and
+// constructs/. The two lists below are today's known departures, each with its reason: the to-do
+// of issue 18. A new violation or cycle fails; so does an entry that no longer matches (remove it).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  areaOf,
+  checkImportGraph,
+  importCycles,
+  layeringViolations,
+  readImportGraph,
+  type CycleException,
+  type ImportGraph,
+  type LayeringException,
+} from '../../support/import-graph.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+const RBAC_FROM_CONTROLLER = 'the install derives its RBAC from what the controller declares it reads and writes; the declarations belong below both (src/kube or src/model)';
+const SHARED_HTTP = 'HTTP helpers of the controller reused by another feature: they move to src/kube (#18 item 4)';
+
+const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
+  { from: 'src/config/config.ts', to: 'src/model/quantity.ts', reason: 'configuration validation parses quantities with the model\'s parser; the parser belongs below src/config' },
+  { from: 'src/sinks/parallel/render-pool.ts', to: 'src/validate/prewrite.ts', reason: 'render workers run the pre-write checks; the checks belong in the core (compose) so a sink need not import a feature' },
+  { from: 'src/cache/render-cache.ts', to: 'src/validate/prewrite.ts', reason: 'the render cache re-runs the pre-write checks on a hit; same move as render-pool' },
+  { from: 'src/controller/controller.ts', to: 'src/webhooks/server.ts', reason: 'the controller process starts the webhook server; the CLI (app layer) should wire the two' },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/caches.ts', reason: RBAC_FROM_CONTROLLER },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/instance-automation.ts', reason: RBAC_FROM_CONTROLLER },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/kube-client.ts', reason: RBAC_FROM_CONTROLLER },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/reconcile-snapshot.ts', reason: RBAC_FROM_CONTROLLER },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/resources.ts', reason: RBAC_FROM_CONTROLLER },
+  { from: 'src/platform/derive-rbac.ts', to: 'src/bastion/tenant-watch.ts', reason: 'the bastion keys sidecar\'s API access (what it watches) is declared in its watch module' },
+  { from: 'src/userpods/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
+  { from: 'src/webhooks/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
+  { from: 'src/userpods/service.ts', to: 'src/controller/kube-client.ts', reason: 'the API client is shared infrastructure: it moves to src/kube (#18 item 4)' },
+  { from: 'src/userpods/service.ts', to: 'src/controller/apply-set.ts', reason: 'serverSideApply is shared infrastructure: it moves to src/kube (#18 item 4)' },
+  { from: 'src/userpods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
+];
+
+const CYCLE_EXCEPTIONS: readonly CycleException[] = [
+  {
+    files: ['src/controller/reconcile-instance.ts', 'src/controller/reconcile-tenant.ts'],
+    reason: 'the controller hub: MyDrive resolution lives in reconcile-tenant.ts and predicates in reconcile-instance.ts (#18 item 1)',
+  },
+  {
+    files: ['src/controller/instance-automation.ts', 'src/controller/reconcile-expiration.ts', 'src/controller/reconcile-submission.ts', 'src/controller/reconcile-termination.ts'],
+    reason: 'automation dispatches to its reconcilers, which import its shared helpers back (#18 items 1, 2)',
+  },
+];
+
+describe('the import graph of src/ and constructs/', () => {
+  const graph = readImportGraph(ROOT);
+
+  it('is read from the sources: every layer of the core is there and imports something', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    for (const f of ['src/compose/compose.ts', 'constructs/instance/instance-chart.ts', 'src/cli/main.ts']) expect(graph.get(f)?.length).toBeGreaterThan(0);
+    expect(graph.get('src/compose/compose.ts')).toContain('constructs/instance/instance-chart.ts');
+  });
+
+  it('every module lies in a layer of the map', () => {
+    expect([...graph.keys()].filter((f) => !areaOf(f))).toEqual([]);
+  });
+
+  it('holds no import against the layering beyond the exceptions list, and every exception still applies', () => {
+    const result = checkImportGraph(graph, { layering: LAYERING_EXCEPTIONS, cycles: CYCLE_EXCEPTIONS });
+    expect(result.newViolations).toEqual([]);
+    expect(result.staleExceptions.filter((e) => e.startsWith('layering'))).toEqual([]);
+  });
+
+  it('holds no import cycle beyond the exceptions list, and every listed cycle still exists as listed', () => {
+    const result = checkImportGraph(graph, { layering: LAYERING_EXCEPTIONS, cycles: CYCLE_EXCEPTIONS });
+    expect(result.newCycles).toEqual([]);
+    expect(result.staleExceptions.filter((e) => e.startsWith('cycle'))).toEqual([]);
+  });
+
+  it('every exception says why', () => {
+    for (const e of [...LAYERING_EXCEPTIONS, ...CYCLE_EXCEPTIONS]) expect(e.reason.length).toBeGreaterThan(20);
+  });
+});
+
+// The checker itself, on graphs made up here: each departure the real graph must not acquire.
+const g = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges));
+
+describe('the layering check on a synthetic graph', () => {
+  it('accepts the flow api → config → model → constructs → compose → sinks, features on the core and src/kube, the CLI on anything', () => {
+    const ok = g({
+      'src/sinks/files.ts': ['src/compose/compose.ts', 'src/runtime/bundle.mjs'],
+      'src/compose/compose.ts': ['constructs/instance/instance-chart.ts', 'src/model/naming.ts', 'src/api/types.ts'],
+      'constructs/instance/instance-chart.ts': ['src/model/naming.ts', 'src/config/config.ts', 'imports/kubevirt.io.ts'],
+      'src/model/naming.ts': ['src/config/config.ts', 'src/api/types.ts'],
+      'src/controller/controller.ts': ['src/kube/client.ts', 'src/compose/compose.ts'],
+      'src/userpods/service.ts': ['src/kube/client.ts'],
+      'src/kube/client.ts': ['src/api/types.ts'],
+      'src/cli/main.ts': ['src/controller/controller.ts', 'src/userpods/service.ts', 'src/sinks/files.ts'],
+    });
+    expect(layeringViolations(ok)).toEqual([]);
+    expect(importCycles(ok)).toEqual([]);
+  });
+
+  it.each([
+    ['an import up the flow', 'src/model/naming.ts', 'src/compose/compose.ts', /up the flow/],
+    ['a construct importing compose', 'constructs/bastion/bastion-deployment.ts', 'src/compose/compose.ts', /up the flow/],
+    ['the core importing a feature', 'constructs/bastion/bastion-deployment.ts', 'src/bastion/ssh-tracker.ts', /core never imports outside/],
+    ['a sink importing a feature', 'src/sinks/files.ts', 'src/validate/prewrite.ts', /core never imports outside/],
+    ['a feature importing another', 'src/userpods/service.ts', 'src/controller/kube-client.ts', /feature imports the core and shared/],
+    ['a feature importing the CLI', 'src/userpods/config.ts', 'src/cli/duration.ts', /feature imports the core and shared/],
+    ['shared infrastructure importing a feature', 'src/kube/client.ts', 'src/controller/metrics.ts', /shared infrastructure imports the core only/],
+    ['a base module importing the core', 'src/paths.ts', 'src/api/types.ts', /base imports nothing/],
+    ['a module outside the map', 'src/newthing/x.ts', 'src/api/types.ts', /in no layer/],
+  ])('flags %s', (_what, from, to, problem) => {
+    const v = layeringViolations(g({ [from]: [to] }));
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({ from, to });
+    expect(v[0].problem).toMatch(problem);
+  });
+
+  it('finds cycles of any length and self-imports, and nothing on a chain', () => {
+    expect(importCycles(g({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': ['a.ts'], 'd.ts': ['a.ts'] }))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(importCycles(g({ 'a.ts': ['a.ts'] }))).toEqual([['a.ts']]);
+    expect(importCycles(g({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': [] }))).toEqual([]);
+    expect(importCycles(g({ 'a.ts': ['b.ts'], 'b.ts': ['a.ts'], 'c.ts': ['d.ts'], 'd.ts': ['c.ts'] }))).toEqual([
+      ['a.ts', 'b.ts'],
+      ['c.ts', 'd.ts'],
+    ]);
+  });
+
+  it('a long chain does not overflow the stack', () => {
+    const edges: Record<string, string[]> = {};
+    for (let i = 0; i < 50_000; i++) edges[`m${i}.ts`] = [`m${i + 1}.ts`];
+    edges['m50000.ts'] = ['m0.ts'];
+    expect(importCycles(g(edges))[0]).toHaveLength(50_001);
+  });
+
+  it('an exception covers its own edge only: a new violation between the same folders, a grown cycle and a stale entry are all reported', () => {
+    const graph = g({
+      'src/userpods/service.ts': ['src/controller/kube-client.ts', 'src/controller/apply-set.ts'],
+      'src/controller/a.ts': ['src/controller/b.ts'],
+      'src/controller/b.ts': ['src/controller/c.ts'],
+      'src/controller/c.ts': ['src/controller/a.ts'],
+    });
+    const result = checkImportGraph(graph, {
+      layering: [
+        { from: 'src/userpods/service.ts', to: 'src/controller/kube-client.ts', reason: 'listed' },
+        { from: 'src/webhooks/server.ts', to: 'src/controller/http-endpoints.ts', reason: 'fixed since' },
+      ],
+      cycles: [{ files: ['src/controller/a.ts', 'src/controller/b.ts'], reason: 'listed when it was two modules' }],
+    });
+    expect(result.newViolations.map((v) => `${v.from} -> ${v.to}`)).toEqual(['src/userpods/service.ts -> src/controller/apply-set.ts']);
+    expect(result.newCycles).toEqual([['src/controller/a.ts', 'src/controller/b.ts', 'src/controller/c.ts']]);
+    expect(result.staleExceptions).toEqual(['layering src/webhooks/server.ts -> src/controller/http-endpoints.ts', 'cycle src/controller/a.ts src/controller/b.ts']);
+  });
+});
+
+describe('readImportGraph', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'import-graph-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads static imports, type imports, export … from and import(literal); not comments, strings, computed imports or packages', () => {
+    const write = (p: string, text: string) => {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      writeFileSync(join(dir, p), text);
+    };
+    write(
+      'src/a/main.ts',
+      [
+        "import { x } from '../b/x.ts';",
+        "import type { T } from '../b/types.ts';",
+        "export { y } from './y.ts';",
+        "export * from './z.ts';",
+        "const lazy = await import('../c/lazy.ts');",
+        "// import '../c/commented.ts';",
+        "const s = \"import('../c/in-string.ts')\";",
+        'const computed = await import(`../c/${s}.ts`);',
+        "import { Chart } from 'cdk8s';",
+        "import { join } from 'node:path';",
+        "import { run } from '../r/tool.mjs';",
+      ].join('\n'),
+    );
+    for (const p of ['src/b/x.ts', 'src/b/types.ts', 'src/a/y.ts', 'src/a/z.ts', 'src/c/lazy.ts', 'src/r/tool.mjs']) write(p, '');
+    write('src/r/tool.d.mts', 'export declare function run(): void;');
+    const graph = readImportGraph(dir, ['src']);
+    expect(graph.get('src/a/main.ts')).toEqual(['src/a/y.ts', 'src/a/z.ts', 'src/b/types.ts', 'src/b/x.ts', 'src/c/lazy.ts', 'src/r/tool.mjs']);
+    expect(graph.has('src/r/tool.d.mts')).toBe(false);
+  });
+});
