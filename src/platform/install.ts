@@ -2,7 +2,9 @@
  * The platform install from the configuration: which shards, which components, the config file
  * they share, and the RBAC derived for each (src/platform/derive-rbac.ts).
  */
-import { App } from 'cdk8s';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Yaml, type ApiObjectProps } from 'cdk8s';
 import { stringify } from 'yaml';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
 import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
@@ -38,6 +40,12 @@ export function configFileOf(config: ComposerConfig): string {
   return stringify(out);
 }
 
+/** The CrownLabs CRDs vendored in `dir` (`crownlabs.polito.it_*` files, by name), each file's documents in order. */
+export function readCrownLabsCrds(dir: string = crdsDir()): ApiObjectProps[] {
+  const files = readdirSync(dir).filter((n) => n.startsWith('crownlabs.polito.it_')).sort();
+  return files.flatMap((f) => Yaml.load(join(dir, f)) as ApiObjectProps[]);
+}
+
 export function platformInstallProps(config: ComposerConfig): PlatformInstallProps {
   const shards = shardsOf(config);
   const rbac = deriveControllerRbac(config, shards.map(leaseName));
@@ -48,7 +56,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
   return {
     namespace: config.platformNamespace,
     image: config.platformImage,
-    crdsDir: config.platformInstallCrds ? crdsDir() : undefined,
+    crds: config.platformInstallCrds ? readCrownLabsCrds() : undefined,
     targetLabelKey: key,
     shards,
     shardArgs: (shard) => [

@@ -1,7 +1,7 @@
 import { App } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { PlatformChart } from '../../../constructs/platform/platform-chart.ts';
-import type { WebhookWiring } from '../../../constructs/platform/platform-install.ts';
+import type { WebhookWiring } from '../../../constructs/platform/controller-shard.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { CHILD_KINDS, KIND_RESOURCES } from '../../../src/controller/resources.ts';
 import { deriveControllerRbac, informerKinds, representativeObjects } from '../../../src/platform/derive-rbac.ts';

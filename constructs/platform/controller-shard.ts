@@ -1,0 +1,159 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './restricted-pod-security.ts';
+
+/** Where TenantWebhooks (constructs/platform/tenant-webhooks.ts) is told to send admission reviews. */
+export interface WebhookWiring {
+  targetLabel: { key: string; value: string };
+  service?: { namespace: string; name: string; port?: number };
+  url?: string;
+  caBundle?: string;
+  /** cert-manager Certificate `namespace/name` (cainjector annotation). */
+  certManagerCertificate?: string;
+  namePrefix?: string;
+}
+
+/** The serving certificate of the webhooks (tls.crt, tls.key): a cert-manager Certificate's secretName, or one you create. */
+export const WEBHOOK_TLS_SECRET = 'crownlabs-controller-webhook-tls';
+const PORTS = { metrics: 8080, health: 8081, webhook: 9443 } as const;
+const WEBHOOK_CERT_DIR = '/etc/crownlabs/webhook-certs';
+const CONFIG_MOUNT = '/etc/crownlabs';
+
+export interface ControllerShardProps {
+  /** Namespace of the install. */
+  readonly namespace: string;
+  /** Prefix of the shard's objects (`<name>-<shard>`) and its `app.kubernetes.io/name`. */
+  readonly name: string;
+  /** Value of the target label this shard reconciles (`--target-label <targetLabelKey>=<shard>`). */
+  readonly shard: string;
+  readonly targetLabelKey: string;
+  readonly image: string;
+  /** ServiceAccount the pods run as (ControllerRbac's). */
+  readonly serviceAccountName: string;
+  /** Labels of every controller object; the shard adds its selector and `app.kubernetes.io/component`. */
+  readonly labels: Record<string, string>;
+  readonly replicas: number;
+  /** CPU request; memory request and limit. */
+  readonly resources: { cpu: string; memory: string };
+  /** ConfigMap holding `config.yaml`, mounted at /etc/crownlabs. */
+  readonly configMapName: string;
+  /** Secret holding `keycloakPassword` / `oidcClientSecret` / `cookieSecretSeed` (each optional). */
+  readonly secretName: string;
+  /** Name of the shard's leader-election Lease (in `namespace`). */
+  readonly leaseName: string;
+  /**
+   * Flags after `--target-label` (e.g. the shard's namespace whitelist, instance automation).
+   * @default none
+   */
+  readonly extraArgs?: readonly string[];
+  /**
+   * Serve the Tenant webhooks: mounts WEBHOOK_TLS_SECRET and calls `render` once for the shard's
+   * webhook configurations, trusting `caBundle` or cert-manager's `certificate`.
+   * @default no webhooks: the server is off (`--webhook-port 0`) and no configuration is rendered
+   */
+  readonly webhooks?: { readonly caBundle?: string; readonly certificate?: string; readonly render: (scope: Construct, id: string, props: WebhookWiring) => void };
+}
+
+/** One controller shard: its Deployment (locked down, leader-elected), Service, PodDisruptionBudget and, optionally, webhook configurations. */
+export class ControllerShard extends Construct {
+  constructor(scope: Construct, id: string, props: ControllerShardProps) {
+    super(scope, id);
+    const { namespace: ns, shard } = props;
+    const name = `${props.name}-${shard}`;
+    const selector = { 'app.kubernetes.io/name': props.name, 'app.kubernetes.io/instance': shard };
+    const labels = { ...props.labels, ...selector, 'app.kubernetes.io/component': 'controller' };
+    const webhooks = props.webhooks;
+    const webhookVolume = { name: 'webhook-certs', secret: { secretName: WEBHOOK_TLS_SECRET } };
+    const webhookArgs = webhooks ? ['--webhook-cert-dir', WEBHOOK_CERT_DIR] : ['--webhook-port', '0'];
+    const secretEnv = (envName: string, key: string): k8s.EnvVar => ({ name: envName, valueFrom: { secretKeyRef: { name: props.secretName, key, optional: true } } });
+    const port = (p: string) => k8s.IntOrString.fromString(p);
+    new k8s.KubeDeployment(this, 'deployment', {
+      metadata: { name, namespace: ns, labels },
+      spec: {
+        replicas: props.replicas,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: props.serviceAccountName,
+            securityContext: POD_SECURITY,
+            volumes: [{ name: 'config', configMap: { name: props.configMapName } }, TMP_VOLUME, ...(webhooks ? [webhookVolume] : [])],
+            containers: [
+              {
+                name: 'controller',
+                image: props.image,
+                args: [
+                  'controller',
+                  '--config',
+                  `${CONFIG_MOUNT}/config.yaml`,
+                  '--target-label',
+                  `${props.targetLabelKey}=${shard}`,
+                  ...(props.extraArgs ?? []),
+                  ...webhookArgs,
+                  '--enable-leader-election',
+                  '--leader-election-id',
+                  props.leaseName,
+                  '--leader-election-namespace',
+                  ns,
+                  '--metrics-addr',
+                  `:${PORTS.metrics}`,
+                  '--health-probe-addr',
+                  `:${PORTS.health}`,
+                ],
+                env: [
+                  secretEnv('CROWNLABS_KEYCLOAK_PASSWORD', 'keycloakPassword'),
+                  secretEnv('CROWNLABS_OIDC_CLIENT_SECRET', 'oidcClientSecret'),
+                  secretEnv('CROWNLABS_COOKIE_SECRET_SEED', 'cookieSecretSeed'),
+                ],
+                ports: [
+                  { name: 'metrics', containerPort: PORTS.metrics, protocol: 'TCP' },
+                  { name: 'health', containerPort: PORTS.health, protocol: 'TCP' },
+                  { name: 'webhook', containerPort: PORTS.webhook, protocol: 'TCP' },
+                ],
+                // /healthz, not /readyz: a standby replica waits for the Lease before syncing
+                // caches; were it unready, rolling updates would wait for it forever.
+                livenessProbe: { httpGet: { path: '/healthz', port: port('health') }, periodSeconds: 20 },
+                readinessProbe: { httpGet: { path: '/healthz', port: port('health') }, periodSeconds: 10 },
+                resources: {
+                  requests: { cpu: k8s.Quantity.fromString(props.resources.cpu), memory: k8s.Quantity.fromString(props.resources.memory) },
+                  limits: { memory: k8s.Quantity.fromString(props.resources.memory) },
+                },
+                volumeMounts: [
+                  { name: 'config', mountPath: CONFIG_MOUNT, readOnly: true },
+                  TMP_MOUNT,
+                  ...(webhooks ? [{ name: webhookVolume.name, mountPath: WEBHOOK_CERT_DIR, readOnly: true }] : []),
+                ],
+                securityContext: containerSecurity(),
+              },
+            ],
+          },
+        },
+      },
+    });
+    new k8s.KubeService(this, 'service', {
+      metadata: { name, namespace: ns, labels },
+      spec: {
+        selector,
+        ports: [
+          { name: 'metrics', port: PORTS.metrics, targetPort: port('metrics'), protocol: 'TCP' },
+          { name: 'webhook', port: 443, targetPort: port('webhook'), protocol: 'TCP' },
+        ],
+      },
+    });
+    new k8s.KubePodDisruptionBudget(this, 'pdb', {
+      metadata: { name, namespace: ns, labels },
+      spec: { minAvailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector }, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+    });
+    // ─── WEBHOOK CONFIGURATIONS: the one place TenantWebhooks is instantiated (see docs/deploy.md, "Webhooks") ───
+    // The certificate comes from cert-manager (`platformWebhookCertificate`, cainjector) or from
+    // a given CA bundle (`platformWebhookCaBundle`); the Service above routes 443 to the pod's 9443.
+    if (webhooks)
+      webhooks.render(this, 'webhooks', {
+        targetLabel: { key: props.targetLabelKey, value: shard },
+        service: { namespace: ns, name, port: 443 },
+        ...(webhooks.caBundle ? { caBundle: webhooks.caBundle } : {}),
+        ...(webhooks.certificate ? { certManagerCertificate: webhooks.certificate } : {}),
+        namePrefix: `${name}-`,
+      });
+  }
+}
