@@ -5,17 +5,39 @@ import { BastionRbac } from './bastion-rbac.ts';
 import { BastionService } from './bastion-service.ts';
 
 export interface BastionChartProps {
-  /** Namespace of the bastion. Default `crownlabs-bastion`. */
+  /**
+   * Namespace of the bastion.
+   * @default `crownlabs-bastion`
+   */
   readonly namespace?: string;
-  /** Name of every object. Default `ssh-bastion`. */
+  /**
+   * Name of every object.
+   * @default `ssh-bastion`
+   */
   readonly name?: string;
+  /** sshd image (see BastionDeployment). */
   readonly sshdImage: string;
+  /** Image holding `crownlabs`: the keys and tracker sidecars. */
   readonly composerImage: string;
-  /** Default `<name>-host-keys`. */
+  /**
+   * Secret holding the sshd host keys.
+   * @default `<name>-host-keys`
+   */
   readonly hostKeysSecretName?: string;
+  /**
+   * Replicas of the Deployment.
+   * @default 1
+   */
   readonly replicas?: number;
+  /**
+   * Counter name of the SSH tracker.
+   * @default `bastion_ssh_connections`
+   */
   readonly metricName?: string;
-  /** Labels on every object besides the app ones (ours: parent and manager). */
+  /**
+   * Labels on every object besides the app ones (ours: parent and manager).
+   * @default none: only the app labels
+   */
   readonly chartLabels?: Record<string, string>;
 }
 

@@ -28,14 +28,21 @@ export interface BastionDeploymentProps {
   readonly composerImage: string;
   /** Secret holding the sshd host keys. */
   readonly hostKeysSecretName: string;
-  /** Default 1. */
+  /**
+   * Replicas of the Deployment.
+   * @default 1
+   */
   readonly replicas?: number;
-  /** Counter name of the tracker. Default `bastion_ssh_connections`. */
+  /**
+   * Counter name of the tracker.
+   * @default `bastion_ssh_connections` (DEFAULT_SSH_METRIC_NAME)
+   */
   readonly metricName?: string;
   /**
    * Lock the pod down (the platform install): our sidecars run as non-root with a read-only root
    * filesystem; the tracker keeps NET_RAW/NET_ADMIN and may raise them through tcpdump's file
    * capabilities (the Dockerfile sets them), so it alone allows privilege escalation.
+   * @default false: upstream's pod (our sidecars drop every capability but the tracker's, no other setting)
    */
   readonly hardened?: boolean;
 }

@@ -7,7 +7,10 @@ export interface BastionRbacProps {
   /** Namespace of the ServiceAccount. */
   readonly namespace: string;
   readonly labels: Record<string, string>;
-  /** Rules of the ClusterRole (the platform install passes the derived ones). Default: tenants get/list/watch. */
+  /**
+   * Rules of the ClusterRole (the platform install passes the derived ones).
+   * @default tenants get/list/watch
+   */
   readonly rules?: k8s.PolicyRule[];
 }
 

@@ -9,7 +9,10 @@ export interface CloudInitSecretProps {
   readonly labels: Record<string, string>;
   /** Owner keys first, then the workspace managers' (docs/behaviour.md §7.4). */
   readonly publicKeys: readonly string[];
-  /** The MyDrive share to mount at /media/mydrive; none gives `mounts: []`. */
+  /**
+   * The MyDrive share to mount at /media/mydrive.
+   * @default none: `mounts: []`
+   */
   readonly nfs?: NfsShare;
 }
 

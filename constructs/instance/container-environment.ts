@@ -15,7 +15,10 @@ export interface ContainerEnvironmentProps {
   readonly running: boolean;
   readonly labels: Record<string, string>;
   readonly selectorLabels: Record<string, string>;
-  /** Instance `customizationUrls.contentOrigin`, which wins over the Template's archive. */
+  /**
+   * Instance `customizationUrls.contentOrigin`, which wins over the Template's archive.
+   * @default the Template's `sourceArchiveURL`; with neither, no content-downloader init container
+   */
   readonly contentOrigin?: string;
   readonly config: Pick<
     ComposerConfig,

@@ -10,9 +10,15 @@ export interface ExpositionProps {
   readonly environment: EnvironmentPlan;
   readonly labels: Record<string, string>;
   readonly selectorLabels: Record<string, string>;
-  /** nginx external-auth annotations (shared auth mode), merged into the Ingress. */
+  /**
+   * nginx external-auth annotations (shared auth mode), merged into the Ingress.
+   * @default none: the Ingress carries only its own annotations
+   */
   readonly authAnnotations?: Record<string, string>;
-  /** Route the GUI through this Service's `http` port (per-instance oauth2-proxy) instead of `N:gui`. */
+  /**
+   * Route the GUI through this Service's port (per-instance oauth2-proxy).
+   * @default the environment's own Service, port `gui` (`N:gui`)
+   */
   readonly backendOverride?: { serviceName: string; portName: string };
 }
 

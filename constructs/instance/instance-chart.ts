@@ -11,7 +11,10 @@ import { VirtualMachineEnvironment } from './virtual-machine.ts';
 export interface InstanceChartProps {
   readonly plan: InstancePlan;
   readonly config: ComposerConfig;
-  /** Labels put on every object of the chart besides the CrownLabs ones (ours: parent and manager). */
+  /**
+   * Labels put on every object of the chart besides the CrownLabs ones (ours: parent and manager).
+   * @default none: only the CrownLabs labels
+   */
   readonly chartLabels?: Record<string, string>;
 }
 

@@ -25,7 +25,10 @@ export interface SubmissionJobProps {
   /** component=submitter plus the instance object labels (submitterJobLabels), and ours. */
   readonly labels: Record<string, string>;
   readonly config: Pick<ComposerConfig, 'containerEnvContentUploaderImg' | 'containerEnvSidecarsTag'>;
-  /** The controller sets the Instance as controller owner. */
+  /**
+   * The controller sets the Instance as controller owner.
+   * @default none: no ownerReferences
+   */
   readonly owner?: OwnerReference;
 }
 

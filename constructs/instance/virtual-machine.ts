@@ -26,7 +26,10 @@ export interface VirtualMachineEnvironmentProps {
   readonly running: boolean;
   readonly labels: Record<string, string>;
   readonly selectorLabels: Record<string, string>;
-  /** The cloud-init Secret (Standard mode only). */
+  /**
+   * The cloud-init Secret, mounted as a `cloudInitNoCloud` disk (Standard mode only).
+   * @default none: no cloud-init disk
+   */
   readonly cloudInitSecretName?: string;
 }
 

@@ -10,11 +10,20 @@ export const PLATFORM_LABELS = {
 } as const;
 
 export interface PlatformChartProps {
-  /** Name of the sandbox ClusterRole (config `sandboxClusterRole`). Default `crownlabs-sandbox`. */
+  /**
+   * Name of the sandbox ClusterRole (config `sandboxClusterRole`).
+   * @default `crownlabs-sandbox`
+   */
   readonly sandboxClusterRole?: string;
-  /** Extra labels on every object (ours: parent and manager). */
+  /**
+   * Extra labels on every object (ours: parent and manager).
+   * @default none: only PLATFORM_LABELS
+   */
   readonly chartLabels?: Record<string, string>;
-  /** The whole install of the components (`crownlabs manifests`); without it only the ClusterRoles. */
+  /**
+   * The whole install of the components (`crownlabs manifests`).
+   * @default none: only the shared ClusterRoles
+   */
   readonly install?: PlatformInstallProps;
 }
 

@@ -17,9 +17,15 @@ export const SHARED_CLUSTER_ROLES = {
 } as const;
 
 export interface SharedClusterRolesProps {
-  /** Labels of every ClusterRole (the chart adds ours). */
+  /**
+   * Labels of every ClusterRole (the chart adds ours).
+   * @default none: only the chart's labels
+   */
   readonly labels?: Record<string, string>;
-  /** Name of the sandbox ClusterRole (`--sandbox-cluster-role`). Default `crownlabs-sandbox`. */
+  /**
+   * Name of the sandbox ClusterRole (`--sandbox-cluster-role`).
+   * @default `crownlabs-sandbox`
+   */
   readonly sandboxClusterRole?: string;
 }
 

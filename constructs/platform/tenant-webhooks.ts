@@ -9,15 +9,31 @@ export const CERT_MANAGER_INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 export interface TenantWebhooksProps {
   /** The target label (`--target-label`): the validating hook only sees Tenants carrying it. */
   readonly targetLabel: LabelSelector;
-  /** The in-cluster Service in front of the controller's webhook port. Port default 443. Exactly one of `service` and `url`. */
+  /**
+   * The in-cluster Service in front of the controller's webhook port (`port` @default 443).
+   * Exactly one of `service` and `url`.
+   * @default none: `url` must be given
+   */
   readonly service?: { readonly namespace: string; readonly name: string; readonly port?: number };
-  /** Base URL of the webhook server (`https://host:port`), for a server outside the cluster; the paths are appended. */
+  /**
+   * Base URL of the webhook server (`https://host:port`), for a server outside the cluster; the paths are appended.
+   * @default none: `service` must be given
+   */
   readonly url?: string;
-  /** Base64 PEM of the CA that signed the serving certificate. Omit when cert-manager injects it. */
+  /**
+   * Base64 PEM of the CA that signed the serving certificate.
+   * @default none: no `caBundle` (cert-manager injects it, or the API server's trust roots apply)
+   */
   readonly caBundle?: string;
-  /** `namespace/name` of the cert-manager Certificate whose CA is injected (annotation `cert-manager.io/inject-ca-from`). */
+  /**
+   * `namespace/name` of the cert-manager Certificate whose CA is injected (annotation `cert-manager.io/inject-ca-from`).
+   * @default none: no annotation
+   */
   readonly certManagerCertificate?: string;
-  /** Prefix of both configurations' names. Default `crownlabs-` (→ `crownlabs-tenant-webhook`). */
+  /**
+   * Prefix of both configurations' names.
+   * @default `crownlabs-` (→ `crownlabs-tenant-webhook`)
+   */
   readonly namePrefix?: string;
 }
 

@@ -13,9 +13,15 @@ export interface SnapshotChartProps {
   readonly config: Pick<ComposerConfig, 'vmRegistry' | 'vmRegistrySecret' | 'containerExportImg' | 'containerKanikoImg'>;
   /** Image tag, `snapshotTag(now)` when the Job is first built: the clock stays outside the composition. */
   readonly tag: string;
-  /** Controller sink: the InstanceSnapshot as owner (needs its live UID). */
+  /**
+   * Controller sink: the InstanceSnapshot as owner (needs its live UID).
+   * @default none: the Job has no ownerReferences (files and gitops)
+   */
   readonly owner?: OwnerReference;
-  /** Labels on every object besides the CrownLabs ones (ours: parent and manager). */
+  /**
+   * Labels on every object besides the CrownLabs ones (ours: parent and manager).
+   * @default none: only the CrownLabs labels
+   */
   readonly chartLabels?: Record<string, string>;
 }
 

@@ -28,9 +28,15 @@ export interface SnapshotJobProps {
   readonly kanikoImage: string;
   /** `--vm-registry-secret`: dockerconfigjson Secret kaniko pushes with. */
   readonly registrySecretName: string;
-  /** The controller sets the InstanceSnapshot as controller owner; files and gitops leave it out. */
+  /**
+   * The controller sets the InstanceSnapshot as controller owner (with blockOwnerDeletion).
+   * @default none: no ownerReferences (files and gitops)
+   */
   readonly owner?: OwnerReference;
-  /** Upstream puts no labels on the Job; ours (parent, manager) come from the chart. */
+  /**
+   * Labels of the Job itself; ours (parent, manager) come from the chart.
+   * @default none, as upstream
+   */
   readonly labels?: Record<string, string>;
 }
 

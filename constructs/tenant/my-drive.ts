@@ -7,12 +7,16 @@ export interface MyDriveProps {
   readonly pvcNamespace: string;
   readonly size: string;
   readonly storageClassName: string;
-  /** The personal namespace, where `mydrive-info` goes; none while keep-alive drops it. */
+  /**
+   * The personal namespace, where `mydrive-info` goes.
+   * @default none (keep-alive dropped it): no `mydrive-info` Secret
+   */
   readonly tenantNamespace?: string;
   readonly labels: Record<string, string>;
   /**
    * The NFS share behind the PVC: from configuration when rendering from files, from the bound PV
-   * in the controller (docs/behaviour.md §5.4 row 9). Unknown (PVC not yet bound): no Secret yet.
+   * in the controller (docs/behaviour.md §5.4 row 9).
+   * @default unknown (PVC not yet bound): no `mydrive-info` Secret yet
    */
   readonly share?: NfsShare;
 }

@@ -19,7 +19,15 @@ export interface TenantChartProps {
   readonly quota: QuotaValues;
   /** False when the keep-alive rule drops the personal namespace (controller only, docs/behaviour.md §5.3 step 5). */
   readonly keepPersonalNamespace: boolean;
+  /**
+   * The NFS share behind the MyDrive PVC (configuration when rendering files, the bound PV in the controller).
+   * @default unknown: the `mydrive-info` Secret is left out until the PVC is bound
+   */
   readonly myDriveShare?: NfsShare;
+  /**
+   * Labels on every object besides the CrownLabs ones (ours: parent and manager).
+   * @default none: only the CrownLabs labels
+   */
   readonly chartLabels?: Record<string, string>;
 }
 

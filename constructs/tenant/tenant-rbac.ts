@@ -5,7 +5,10 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 export interface TenantRbacProps {
   readonly tenantName: string;
-  /** The personal namespace; without one (namespace dropped by keep-alive) only the cluster RBAC stays. */
+  /**
+   * The personal namespace, where the `crownlabs-manage-instances` binding goes.
+   * @default none (namespace dropped by keep-alive): only the cluster RBAC is rendered
+   */
   readonly namespace?: string;
   /** `crownlabs-manage-tenant-<canon>`, the ClusterRole and its binding. */
   readonly manageRoleName: string;

@@ -5,6 +5,10 @@ export interface TokenSecretProps {
   readonly name: string;
   readonly namespace: string;
   readonly labels: Record<string, string>;
+  /**
+   * The pod as owner (garbage collection when it goes).
+   * @default none: no ownerReferences
+   */
   readonly ownerReferences?: k8s.OwnerReference[];
   /** Token key → value (already capped at tokenByteLimit). */
   readonly tokens: Record<string, string>;

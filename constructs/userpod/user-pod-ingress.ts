@@ -6,6 +6,10 @@ export interface UserPodIngressProps {
   readonly podName: string;
   readonly namespace: string;
   readonly labels: Record<string, string>;
+  /**
+   * The pod as owner (garbage collection when it goes).
+   * @default none: no ownerReferences
+   */
   readonly ownerReferences?: k8s.OwnerReference[];
   readonly port: number;
   readonly ingressDomain: string;

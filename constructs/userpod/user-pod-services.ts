@@ -9,11 +9,17 @@ export interface UserPodServicesProps {
   readonly labels: Record<string, string>;
   /** The pod's labels: the Services' selector. */
   readonly selector: Record<string, string>;
-  /** The pod as owner (garbage collection when it goes). */
+  /**
+   * The pod as owner (garbage collection when it goes).
+   * @default none: no ownerReferences
+   */
   readonly ownerReferences?: k8s.OwnerReference[];
   /** A container listens on 22: a NodePort Service `<pod>-ssh`. */
   readonly ssh: boolean;
-  /** `sciencedata.dk/ingress-port`: a ClusterIP Service `<pod>-http` on it, for the Ingress. */
+  /**
+   * `sciencedata.dk/ingress-port`: a ClusterIP Service `<pod>-http` on it, for the Ingress.
+   * @default none: no `<pod>-http` Service
+   */
   readonly httpPort?: number;
 }
 

@@ -10,6 +10,10 @@ import { WorkspaceRbac } from './workspace-rbac.ts';
 export interface WorkspaceChartProps {
   readonly workspace: Workspace;
   readonly config: ComposerConfig;
+  /**
+   * Labels on every object besides the CrownLabs ones (ours: parent and manager).
+   * @default none: only the CrownLabs labels
+   */
   readonly chartLabels?: Record<string, string>;
 }
 
