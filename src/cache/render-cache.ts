@@ -153,7 +153,7 @@ export class RenderCache<V> {
         closeSync(fd);
       }
       renameSync(tmp, this.file);
-      prune(dirname(this.file), this.file);
+      prune(dirname(this.file), this.file, CACHE_FILE);
     } catch {
       try {
         rmSync(tmp, { force: true });
@@ -234,7 +234,7 @@ export function codeHash(): string {
 }
 
 /** The cache folder equals, contains or is inside one of `paths` (real paths compared where they exist). */
-function overlaps(dir: string, paths: readonly string[]): boolean {
+export function overlaps(dir: string, paths: readonly string[]): boolean {
   const real = (p: string) => {
     // The nearest existing ancestor's real path, plus what is not there yet.
     let cur = resolve(p);
@@ -262,8 +262,10 @@ function within(inner: string, outer: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** Keeps the newest KEEP_FILES cache files; removes temp files of dead writers older than a minute. */
-function prune(dir: string, keep: string): void {
+const CACHE_FILE = /^(synth|gitops)-[0-9a-f]{24}\.json$/;
+
+/** Keeps the newest KEEP_FILES files named like `pattern`; removes temp files of dead writers older than a minute. */
+export function prune(dir: string, keep: string, pattern: RegExp): void {
   const files: { path: string; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -271,7 +273,7 @@ function prune(dir: string, keep: string): void {
       const st = statSync(path);
       if (/\.json\.tmp-/.test(name)) {
         if (Date.now() - st.mtimeMs > 60_000) rmSync(path, { force: true });
-      } else if (/^(synth|gitops)-[0-9a-f]{24}\.json$/.test(name) && path !== keep) files.push({ path, mtime: st.mtimeMs });
+      } else if (pattern.test(name) && path !== keep) files.push({ path, mtime: st.mtimeMs });
     } catch {
       // Removed meanwhile by another process.
     }

@@ -4,8 +4,9 @@ import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import { Option, type Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
-import { formatProblem } from '../api/problems.ts';
+import { formatProblem, type Problem } from '../api/problems.ts';
 import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
+import { RunRecord } from '../cache/run-record.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
@@ -95,6 +96,8 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
   let files: Map<string, string>;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
+  let record: RunRecord | undefined;
+  const warnings: Problem[] = [];
   if (opts.watch) {
     // Watch mode keeps the parsed input and rendered sets to re-render only what a change affects.
     const bar = progressBar(opts);
@@ -103,7 +106,16 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
     if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
     files = builder.files(session.renderedSets());
   } else {
-    const tree = await renderTree(opts, config, builder, jobs);
+    // The very inputs of the last run into a folder that still holds its output: nothing to do (src/cache/run-record.ts).
+    // Not with sealed secrets: their values come from the folder.
+    record = opts.check || config.gitopsSecretMode === 'sealed-secret' ? undefined : RunRecord.open({ kind: 'gitops', config, files: opts.file, inputs, output: opts.output });
+    const replay = record?.replay();
+    if (replay) {
+      reportProblems(replay.problems, opts.quiet);
+      process.stderr.write(`${replay.summary.count} files → ${opts.output} (0 written, ${replay.summary.count} unchanged, 0 removed)\n`);
+      return EXIT_OK;
+    }
+    const tree = await renderTree(opts, config, builder, jobs, warnings);
     if (tree === 'invalid') return invalid;
     files = tree;
   }
@@ -120,6 +132,7 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
 
   const projectChange = projectChanged(out, files);
   const result = writeTreeAtomically(opts.output, files, { inputs });
+  record?.save(warnings, { count: files.size, objects: 0 }, files);
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
   if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
@@ -190,11 +203,12 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
  * A full render without watch mode: sets are rendered one at a time and only their files kept,
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
-async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number): Promise<Map<string, string> | 'invalid'> {
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[]): Promise<Map<string, string> | 'invalid'> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config, { secretValues: false });
-  if (reportProblems([...problems, ...composition.problems], opts.quiet)) return 'invalid';
+  warnings.push(...problems, ...composition.problems);
+  if (reportProblems(warnings, opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
   let started = false;
   const progress = bar
@@ -231,7 +245,9 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   }
   bar?.stop();
   // What the API server would refuse, or two inputs rendering one object: nothing is written.
-  if (reportProblems(renderedSetProblems(checks, (parent) => parentSource(inventory, parent)), opts.quiet)) return 'invalid';
+  const setProblems = renderedSetProblems(checks, (parent) => parentSource(inventory, parent));
+  warnings.push(...setProblems);
+  if (reportProblems(setProblems, opts.quiet)) return 'invalid';
   return files;
 }
 

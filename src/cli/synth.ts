@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
+import { RunRecord } from '../cache/run-record.ts';
 import { compose, renderAll, renderUnit } from '../compose/compose.ts';
 import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
@@ -45,11 +46,20 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
   // The output is checked before any work: a refused folder fails fast (OutputError, exit 1).
   const inputs = inputPaths(opts);
   if (!opts.stdout) checkOutputFolder(opts.output, inputs);
+  // The very inputs of the last run into a folder that still holds its output: nothing to do (src/cache/run-record.ts).
+  const record = opts.stdout ? undefined : RunRecord.open({ kind: 'synth', config, files: opts.file, inputs, output: opts.output });
+  const replay = record?.replay();
+  if (replay) {
+    reportProblems(replay.problems, opts.quiet);
+    process.stderr.write(`${replay.summary.count} resource sets, ${replay.summary.objects} objects → ${opts.output} (0 written, ${replay.summary.count} unchanged, 0 removed)\n`);
+    return EXIT_OK;
+  }
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
-  if (reportProblems([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;
+  const warnings = [...problems, ...composition.problems];
+  if (reportProblems(warnings, opts.quiet)) return EXIT_INPUT;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   let files: Map<string, string>;
   let objects = 0;
@@ -58,7 +68,9 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
     // Large inputs: the same composition, split over threads; files come back in composition order.
     files = new Map();
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'synth', undefined, { threads: jobs });
-    if (reportProblems(renderedSetProblems(composition.units.map((unit, i) => ({ unit, check: out[i].check })), sourceOf), opts.quiet)) return EXIT_INPUT;
+    const setProblems = renderedSetProblems(composition.units.map((unit, i) => ({ unit, check: out[i].check })), sourceOf);
+    warnings.push(...setProblems);
+    if (reportProblems(setProblems, opts.quiet)) return EXIT_INPUT;
     composition.units.forEach((unit, i) => {
       files.set(`${unit.id}.yaml`, out[i].yaml!);
       objects += out[i].objectCount;
@@ -85,7 +97,9 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
       objects += entry.objects;
     }
     // What the API server would refuse, or two inputs rendering one object: nothing is written.
-    if (reportProblems(renderedSetProblems(checks, sourceOf), opts.quiet)) return EXIT_INPUT;
+    const setProblems = renderedSetProblems(checks, sourceOf);
+    warnings.push(...setProblems);
+    if (reportProblems(setProblems, opts.quiet)) return EXIT_INPUT;
     cache?.save();
   }
   if (opts.stdout) {
@@ -96,6 +110,7 @@ export async function runSynth(opts: SynthOptions): Promise<number> {
     return EXIT_OK;
   }
   const result = writeTreeAtomically(opts.output, files, { inputs });
+  record?.save(warnings, { count: files.size, objects }, files);
   process.stderr.write(`${files.size} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   return EXIT_OK;
 }
