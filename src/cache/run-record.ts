@@ -170,8 +170,9 @@ function treeStats(dir: string): Map<string, string> {
       const r = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(r);
       else if (entry.isFile()) {
-        const st = statSync(join(dir, r), { bigint: true });
-        out.set(r, `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino} ${st.dev}`);
+        // Numbers, not bigints (half the cost at 25k files): times keep sub-microsecond precision.
+        const st = statSync(join(dir, r));
+        out.set(r, `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`);
       } else throw new Error(`${r}: not a regular file`);
     }
   };
