@@ -175,12 +175,15 @@ export class RenderCache<V> {
     if (buf.length < 66 || buf[buf.length - 1] !== 0x0a) return;
     const end = buf.length - 65;
     if (buf[end - 1] !== 0x0a || buf.toString('latin1', end, buf.length - 1) !== createHash('sha256').update(buf.subarray(0, end)).digest('hex')) return;
-    const lines = buf.toString('utf8', 0, end - 1).split('\n');
+    // Line by line from the buffer: the whole file as one string (and its split) would double the peak memory.
+    let start = buf.indexOf(0x0a);
     try {
-      const head = JSON.parse(lines[0]) as { format?: unknown; kind?: unknown; product?: unknown };
+      const head = JSON.parse(buf.toString('utf8', 0, start)) as { format?: unknown; kind?: unknown; product?: unknown };
       if (head?.format !== FORMAT || head.kind !== this.kind || head.product !== this.product) return;
-      for (let i = 1; i < lines.length; i++) {
-        const e = JSON.parse(lines[i]) as unknown;
+      while (start < end - 1) {
+        const next = buf.indexOf(0x0a, start + 1);
+        const e = JSON.parse(buf.toString('utf8', start + 1, next)) as unknown;
+        start = next;
         if (Array.isArray(e) && e.length === 3 && typeof e[0] === 'string' && typeof e[1] === 'string') this.stored.set(e[0], { key: e[1], value: e[2] });
       }
     } catch {
