@@ -4,6 +4,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem, type Problem } from '../api/problems.ts';
+import { ParseCache } from '../cache/parse-cache.ts';
 import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
@@ -133,7 +134,10 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
  */
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[]): Promise<Map<string, string> | 'invalid'> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
+  // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
+  const memo = ParseCache.open({ inputs: inputPaths(opts) });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo });
+  memo?.save();
   const composition = compose(inventory, config, { secretValues: false });
   warnings.push(...problems, ...composition.problems);
   if (reportProblems(warnings, opts.quiet)) return 'invalid';

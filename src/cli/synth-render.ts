@@ -1,4 +1,5 @@
 import { loadInventory } from '../api/load.ts';
+import { ParseCache } from '../cache/parse-cache.ts';
 import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compose, renderAll, renderUnit } from '../compose/compose.ts';
@@ -16,7 +17,10 @@ import type { SynthOptions } from './synth.ts';
 /** `synth` past its checks (./synth.ts): parse, compose, render (through the render cache), write. */
 export async function renderSynth(opts: SynthOptions, config: ComposerConfig, inputs: string[], record: RunRecord | undefined): Promise<number> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
+  // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
+  const memo = ParseCache.open({ inputs });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo });
+  memo?.save();
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.
   const warnings = [...problems, ...composition.problems];
