@@ -88,10 +88,13 @@ describe('parse cache', () => {
   });
 
   it('keeps no file with anchors, with an error, or with a value JSON cannot carry', () => {
-    writeFileSync(join(lab, 'anchors.yaml'), readFileSync(join(lab, 'tenants.yaml'), 'utf8').replace(/^kind: Tenant$/m, 'kind: &k Tenant'));
+    writeFileSync(join(lab, 'anchors.yaml'), readFileSync(join(lab, 'workspaces.yaml'), 'utf8').replace(/^kind: Workspace$/m, 'kind: &k Workspace').replace(/name: /g, 'name: a'));
     writeFileSync(join(lab, 'broken.yaml'), 'apiVersion: crownlabs.polito.it/v1alpha2\nkind: Tenant\nmetadata:\n  name: x\nspec:\n  nonsense: 1\n');
-    // -0: JSON would give back 0.
-    writeFileSync(join(lab, 'minus-zero.yaml'), readFileSync(join(lab, 'templates-tea.yaml'), 'utf8').replace(/^(\s+)cpu: .*$/m, '$1cpu: -0'));
+    // -0.0, read as -0 (a valid quota): JSON would give back 0. Moved from tenants.yaml, so the names stay unique.
+    const tenants = readFileSync(join(lab, 'tenants.yaml'), 'utf8');
+    rmSync(join(lab, 'tenants.yaml'));
+    writeFileSync(join(lab, 'minus-zero.yaml'), tenants.replace(/^(\s+)cpu: 8$/m, '$1cpu: -0.0'));
+    expect(fresh().problems.filter((p) => p.file?.endsWith('minus-zero.yaml'))).toEqual([]);
     run();
     const second = run();
     expect(second.misses).toBe(3);
