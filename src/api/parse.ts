@@ -25,6 +25,8 @@ export interface Source {
   strict?: boolean;
   /** Resolves a JSON pointer inside the object to a line/column of the file, when known. */
   locate?: (pointer: string) => { line: number; column: number } | undefined;
+  /** The object's index in its document's `v1/List`, when it came from one. */
+  item?: number;
 }
 
 export interface SourcedObject {
@@ -39,6 +41,22 @@ export interface ReadOptions {
   maxFileBytes?: number;
   /** Standard input, read beforehand (src/api/input-file.ts, readStdin), for the path `-`. */
   stdin?: ReadResult;
+  /** Files parsed before, by name and text (src/cache/parse-cache.ts). */
+  memo?: ParseMemo;
+}
+
+/** What parsing one file's text gave. */
+export interface ParsedText {
+  objects: SourcedObject[];
+  problems: Problem[];
+  /** The number of YAML documents, when js-yaml read the text (no anchors): then `sourceLocator` rebuilds `locate`. */
+  documents?: number;
+}
+
+/** A store of parsed files: an unchanged file (same name, same text) is not parsed again. */
+export interface ParseMemo {
+  get(shown: string, text: string): ParsedText | undefined;
+  set(shown: string, text: string, parsed: ParsedText): void;
 }
 
 export interface ParsedInput {
@@ -157,7 +175,32 @@ export function parseInputFile(file: string, shown: string, options: ReadOptions
     const problem: Problem = { severity: 'error', file: shown, ...(read.line ? { line: read.line } : {}), message: read.message };
     return { objects: [], problems: [problem], ...(read.reason === 'missing' ? { missing: true as const } : {}) };
   }
-  return parseInputText(read.text, shown);
+  const hit = options.memo?.get(shown, read.text);
+  if (hit) return hit;
+  const parsed = parseInputText(read.text, shown);
+  options.memo?.set(shown, read.text, parsed);
+  return parsed;
+}
+
+/**
+ * `locate` for the objects of a text js-yaml read into `documents` documents: the `yaml` package
+ * parses the text (once, on the first call) for positions. Both readers count documents alike;
+ * if they ever disagree, problems are reported without a line.
+ */
+export function sourceLocator(text: string, documents: number): (document: number, prefix: (string | number)[]) => (pointer: string) => { line: number; column: number } | undefined {
+  let positioned: { docs: Document[]; lineCounter: LineCounter } | undefined;
+  const docAt = (i: number) => {
+    if (!positioned) {
+      const lineCounter = new LineCounter();
+      const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+      positioned = { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
+    }
+    return positioned.docs.length === documents ? { doc: positioned.docs[i], lineCounter: positioned.lineCounter } : undefined;
+  };
+  return (document, prefix) => (pointer) => {
+    const at = docAt(document - 1);
+    return at ? locate(at.doc, at.lineCounter, [...prefix, ...pointerSegments(pointer)]) : undefined;
+  };
 }
 
 /**
@@ -175,7 +218,7 @@ const MAY_HAVE_ANCHOR = /(?:^|[\s,[{:\uFEFF])&/;
  * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
  * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
-export function parseInputText(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
+export function parseInputText(text: string, file: string): ParsedText {
   if (MAY_HAVE_ANCHOR.test(text)) return parseInputTextWithPositions(text, file);
   let values: unknown[];
   try {
@@ -186,31 +229,18 @@ export function parseInputText(text: string, file: string): { objects: SourcedOb
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   const checkSurrogates = mayHoldLoneSurrogates(text);
-  let positioned: { docs: Document[]; lineCounter: LineCounter } | undefined;
-  const docAt = (i: number) => {
-    if (!positioned) {
-      const lineCounter = new LineCounter();
-      const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
-      positioned = { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
-    }
-    // Both readers count documents alike; if they ever disagree, report without a line.
-    return positioned.docs.length === values.length ? { doc: positioned.docs[i], lineCounter: positioned.lineCounter } : undefined;
-  };
+  const locator = sourceLocator(text, values.length);
   values.forEach((value, i) => {
     if (value === null || value === undefined) return;
     const document = i + 1;
-    const locateIn = (prefix: (string | number)[]) => (pointer: string) => {
-      const at = docAt(i);
-      return at ? locate(at.doc, at.lineCounter, [...prefix, ...pointerSegments(pointer)]) : undefined;
-    };
-    if (checkSurrogates && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
+    if (checkSurrogates && reportLoneSurrogate(value, { file, document, locate: locator(document, []) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
-      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locateIn(['items', j]) }, problems, objects, `items[${j}]`));
+      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locator(document, ['items', j]), item: j }, problems, objects, `items[${j}]`));
       return;
     }
-    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locator(document, []) }, problems, objects);
   });
-  return { objects, problems };
+  return { objects, problems, documents: values.length };
 }
 
 function parseInputTextWithPositions(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
@@ -261,7 +291,7 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
     if (mayHoldLoneSurrogates(text) && reportLoneSurrogate(value, { file, document, locate: locateIn([]) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => {
-        const src: Source = { file, document, strict: true, locate: locateIn(['items', j]) };
+        const src: Source = { file, document, strict: true, locate: locateIn(['items', j]), item: j };
         checkObject(item, src, problems, objects, `items[${j}]`);
       });
       return;

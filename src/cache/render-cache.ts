@@ -153,7 +153,7 @@ export class RenderCache<V> {
         closeSync(fd);
       }
       renameSync(tmp, this.file);
-      prune(dirname(this.file), this.file);
+      prune(dirname(this.file), this.file, CACHE_FILE);
     } catch {
       try {
         rmSync(tmp, { force: true });
@@ -175,12 +175,15 @@ export class RenderCache<V> {
     if (buf.length < 66 || buf[buf.length - 1] !== 0x0a) return;
     const end = buf.length - 65;
     if (buf[end - 1] !== 0x0a || buf.toString('latin1', end, buf.length - 1) !== createHash('sha256').update(buf.subarray(0, end)).digest('hex')) return;
-    const lines = buf.toString('utf8', 0, end - 1).split('\n');
+    // Line by line from the buffer: the whole file as one string (and its split) would double the peak memory.
+    let start = buf.indexOf(0x0a);
     try {
-      const head = JSON.parse(lines[0]) as { format?: unknown; kind?: unknown; product?: unknown };
+      const head = JSON.parse(buf.toString('utf8', 0, start)) as { format?: unknown; kind?: unknown; product?: unknown };
       if (head?.format !== FORMAT || head.kind !== this.kind || head.product !== this.product) return;
-      for (let i = 1; i < lines.length; i++) {
-        const e = JSON.parse(lines[i]) as unknown;
+      while (start < end - 1) {
+        const next = buf.indexOf(0x0a, start + 1);
+        const e = JSON.parse(buf.toString('utf8', start + 1, next)) as unknown;
+        start = next;
         if (Array.isArray(e) && e.length === 3 && typeof e[0] === 'string' && typeof e[1] === 'string') this.stored.set(e[0], { key: e[1], value: e[2] });
       }
     } catch {
@@ -234,7 +237,7 @@ export function codeHash(): string {
 }
 
 /** The cache folder equals, contains or is inside one of `paths` (real paths compared where they exist). */
-function overlaps(dir: string, paths: readonly string[]): boolean {
+export function overlaps(dir: string, paths: readonly string[]): boolean {
   const real = (p: string) => {
     // The nearest existing ancestor's real path, plus what is not there yet.
     let cur = resolve(p);
@@ -262,8 +265,10 @@ function within(inner: string, outer: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** Keeps the newest KEEP_FILES cache files; removes temp files of dead writers older than a minute. */
-function prune(dir: string, keep: string): void {
+const CACHE_FILE = /^(synth|gitops)-[0-9a-f]{24}\.json$/;
+
+/** Keeps the newest KEEP_FILES files named like `pattern`; removes temp files of dead writers older than a minute. */
+export function prune(dir: string, keep: string, pattern: RegExp): void {
   const files: { path: string; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -271,7 +276,7 @@ function prune(dir: string, keep: string): void {
       const st = statSync(path);
       if (/\.json\.tmp-/.test(name)) {
         if (Date.now() - st.mtimeMs > 60_000) rmSync(path, { force: true });
-      } else if (/^(synth|gitops)-[0-9a-f]{24}\.json$/.test(name) && path !== keep) files.push({ path, mtime: st.mtimeMs });
+      } else if (pattern.test(name) && path !== keep) files.push({ path, mtime: st.mtimeMs });
     } catch {
       // Removed meanwhile by another process.
     }

@@ -1,14 +1,5 @@
 import { Command, CommanderError } from 'commander';
 import { OutputError } from '../sinks/output-guard.ts';
-import { registerBastion } from './bastion.ts';
-import { registerController } from './controller.ts';
-import { registerDiff } from './diff.ts';
-import { registerGitops } from './gitops.ts';
-import { registerImageList } from './imagelist.ts';
-import { registerManifests } from './manifests.ts';
-import { registerSynth } from './synth.ts';
-import { registerUserPodsApi } from './user-pods-api.ts';
-import { registerValidate } from './validate.ts';
 import { configHelp } from './options.ts';
 import { EXIT_USAGE, reportOutputError } from './report.ts';
 
@@ -35,7 +26,36 @@ class CrownlabsCommand extends Command {
   }
 }
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * The commands, in --help order, each loaded only when needed: a command's modules (and the packages
+ * they use: cdk8s, ajv, the Kubernetes client…) cost start-up time that other commands should not pay.
+ */
+const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
+  [['synth'], async () => (await import('./synth.ts')).registerSynth],
+  [['validate'], async () => (await import('./validate.ts')).registerValidate],
+  [['gitops'], async () => (await import('./gitops.ts')).registerGitops],
+  [['imagelist'], async () => (await import('./imagelist.ts')).registerImageList],
+  [['bastion-keys', 'ssh-tracker'], async () => (await import('./bastion.ts')).registerBastion],
+  [['controller'], async () => (await import('./controller.ts')).registerController],
+  [['diff'], async () => (await import('./diff.ts')).registerDiff],
+  [['user-pods-api'], async () => (await import('./user-pods-api.ts')).registerUserPodsApi],
+  [['manifests'], async () => (await import('./manifests.ts')).registerManifests],
+];
+
+/**
+ * The program for `argv`: with a command name first, only that command's modules are loaded; none
+ * for --version alone; anything else (--help, help, an unknown or misspelt command) loads them all.
+ */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+  const named = COMMANDS.find(([names]) => names.includes(argv[2]));
+  const version = argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V');
+  const registers = await Promise.all((named ? [named] : version ? [] : COMMANDS).map(([, load]) => load()));
+  return programOf(registers);
+}
+
+function programOf(registers: readonly Register[]): Command {
   const program = new CrownlabsCommand('crownlabs')
     .description('crownlabs-composer: CrownLabs resources rendered by cdk8s constructs (synth, gitops, apply-controller)')
     .version('0.1.0')
@@ -43,15 +63,7 @@ export function buildProgram(): Command {
     // A usage error is one line (commander's suggestion joined to it) plus where to look, not the whole help.
     .configureOutput({ outputError: (str, write) => write(`${str.trimEnd().replace(/\n+/g, ' ')}\n`) })
     .exitOverride();
-  registerSynth(program);
-  registerValidate(program);
-  registerGitops(program);
-  registerImageList(program);
-  registerBastion(program);
-  registerController(program);
-  registerDiff(program);
-  registerUserPodsApi(program);
-  registerManifests(program);
+  for (const register of registers) register(program);
   program
     .command('help [topic]')
     .description("show the help of a command, or 'help config': every configuration key with its flag, environment variable and default")
@@ -68,7 +80,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -106,11 +106,29 @@ async function makeBundle(root, entry, dirs) {
 }
 
 /**
- * Packages only some commands use, and costly to load: @kubernetes/client-node takes ~0.7 CPU-s and
- * ~60 MB at every start (measured: bench/RESULTS.md), though synth, gitops and validate never call it.
- * In a bundle each becomes a facade whose exports load the package on first use.
+ * Packages only some commands or paths use, and costly to load: @kubernetes/client-node takes ~0.7
+ * CPU-s and ~60 MB at every start (measured: bench/RESULTS.md), though synth, gitops and validate
+ * never call it; cdk8s and cdk8s-plus-27 ~0.3 CPU-s, needed only when a set is rendered (not on a
+ * replayed run, src/cache/run-record.ts); ajv and the YAML parsers only when an input is parsed.
+ * In a bundle each becomes a facade whose exports load the package on first use (its CommonJS
+ * build, through require). The CLI loads each command's modules only when it runs (src/cli/main.ts),
+ * so a class extending a package's class loads that package only then.
  */
-export const LAZY_PACKAGES = ['@kubernetes/client-node'];
+export const LAZY_PACKAGES = [
+  '@kubernetes/client-node',
+  'cdk8s',
+  'cdk8s-plus-27',
+  'constructs',
+  'ajv',
+  'ajv-formats',
+  'yaml',
+  'js-yaml',
+  'fast-json-patch',
+  'prom-client',
+  'pino',
+  'chokidar',
+  'cli-progress',
+];
 
 function lazyPackages(root) {
   return {

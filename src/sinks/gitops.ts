@@ -2,9 +2,7 @@ import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
 import type { KubeObject } from '../api/types.ts';
 import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
-import type { Problem } from '../api/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { envVarName } from '../config/keys.ts';
 import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
 import type { GroupKind } from '../../constructs/gitops/argo-project.ts';
 import { objectToYaml } from './yaml-emitter.ts';
@@ -37,21 +35,7 @@ export interface GitopsSet {
   objectCount: number;
 }
 
-/**
- * What the gitops tree needs of the configuration beyond valid values: the repository Argo CD reads
- * it from has no default (a placeholder would render a tree that syncs nothing, without a word).
- */
-export function gitopsConfigProblems(config: ComposerConfig): Problem[] {
-  if (config.gitopsRepoUrl !== '') return [];
-  return [
-    {
-      severity: 'error',
-      file: 'configuration',
-      field: 'gitopsRepoUrl',
-      message: `is not set: the Applications and the AppProject name the git repository Argo CD reads this tree from. Set it in the config file (gitopsRepoUrl: https://git.example.org/lab.git), with --gitops-repo-url or with ${envVarName('gitopsRepoUrl')}`,
-    },
-  ];
-}
+export { gitopsConfigProblems } from './gitops-config.ts';
 
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';

@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readInputFile } from '../api/input-file.ts';
+import { expandInputPaths } from '../api/parse.ts';
+import type { Problem } from '../api/problems.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { OUTPUT_MARKER } from '../output-marker.ts';
+import { packageRoot } from '../runtime/package-root.mjs';
+import { codeHash, overlaps, prune, serialize, type CacheKind } from './render-cache.ts';
+
+/*
+ * The run record: what a synth/gitops run into an output folder produced last time, kept so that a
+ * re-run on the very same inputs neither parses, composes nor renders anything. Its key is a hash of
+ *   - the product (as the render cache's: sources, Node, package-lock.json) and the command;
+ *   - the configuration (every key, as loaded);
+ *   - the -f paths, the output folder and the working folder (problems name files relative to it);
+ *   - every input file's name and content, and the problems of listing them.
+ * It holds the warnings the run printed, its summary counts, and the output tree as written: each
+ * file's size, mtime, ctime, inode and device. A re-run replays only when the key matches and the
+ * folder still holds exactly those files with those stats (ctime cannot be set back: any write,
+ * rename or chmod since shows), and no crashed writer left anything beside it. Anything else
+ * (a missing, truncated or tampered record, an edited or added file) is a miss: the run renders,
+ * through the render cache, as always. One file per command, input paths and output folder.
+ */
+
+const FORMAT = 'crownlabs-run-record v1';
+const RECORD_FILE = /^run-(synth|gitops)-[0-9a-f]{24}\.json$/;
+
+export interface RunSummary {
+  /** synth: resource sets; gitops: files (the marker aside). */
+  count: number;
+  /** synth: objects. */
+  objects: number;
+}
+
+interface Stored {
+  format: string;
+  key: string;
+  problems: Problem[];
+  summary: RunSummary;
+  tree: Record<string, string>;
+}
+
+export interface RunRecordOptions {
+  kind: CacheKind;
+  config: ComposerConfig;
+  /** The -f paths (no `-`: standard input is never recorded). */
+  files: readonly string[];
+  /** -f paths and the config file (the cache folder must not overlap them). */
+  inputs: readonly string[];
+  output: string;
+  /** Default: CROWNLABS_CACHE_DIR, else `<package root>/.cache/render`. */
+  dir?: string;
+  /** Default: the running product's hash. Tests pass their own. */
+  codeHash?: string;
+  cwd?: string;
+}
+
+export class RunRecord {
+  private constructor(
+    private readonly file: string,
+    private readonly key: string,
+    private readonly output: string,
+  ) {}
+
+  /**
+   * The record of this run's inputs, or undefined when there can be none: caching off
+   * (CROWNLABS_RENDER_CACHE=0), standard input, a cache folder overlapping an input or the output,
+   * or an input that cannot be read (the run reports it).
+   */
+  static open(opts: RunRecordOptions): RunRecord | undefined {
+    if (process.env.CROWNLABS_RENDER_CACHE === '0' || opts.files.includes('-')) return undefined;
+    try {
+      const dir = resolve(opts.dir ?? (process.env.CROWNLABS_CACHE_DIR || join(packageRoot(), '.cache', 'render')));
+      const output = resolve(opts.output);
+      if (overlaps(dir, [...opts.inputs, output])) return undefined;
+      const cwd = opts.cwd ?? process.cwd();
+      const h = createHash('sha256').update(`${FORMAT}\0${opts.kind}\0${opts.codeHash ?? codeHash()}\0`).update(serialize(opts.config));
+      h.update(`\0${cwd}\0${output}\0${opts.files.map((f) => resolve(f)).join('\0')}\0`);
+      const listed = expandInputPaths(opts.files);
+      h.update(JSON.stringify(listed.problems));
+      for (const f of listed.files) {
+        const read = readInputFile(f, opts.config.inputMaxFileSize);
+        if (!read.ok) return undefined;
+        h.update(`\0${relative(cwd, f) || f}\0${Buffer.byteLength(read.text)}\0`).update(read.text);
+      }
+      const lab = createHash('sha256').update(`${FORMAT}\0${opts.kind}\0${output}\0${opts.files.map((f) => resolve(f)).join('\0')}`).digest('hex').slice(0, 24);
+      return new RunRecord(join(dir, `run-${opts.kind}-${lab}.json`), h.digest('hex'), output);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What the last run with these inputs printed and wrote, when the output folder still holds exactly that. */
+  replay(): { problems: Problem[]; summary: RunSummary } | undefined {
+    const stored = this.load();
+    if (!stored || stored.key !== this.key) return undefined;
+    try {
+      // A crashed writer's leftovers beside the folder: the full run settles them.
+      const prefix = `.${basename(this.output)}.`;
+      if (readdirSync(dirname(this.output)).some((n) => n.startsWith(prefix))) return undefined;
+      const now = treeStats(this.output);
+      const then = stored.tree;
+      if (now.size !== Object.keys(then).length) return undefined;
+      for (const [rel, st] of now) if (then[rel] !== st) return undefined;
+    } catch {
+      return undefined;
+    }
+    return { problems: stored.problems, summary: stored.summary };
+  }
+
+  /**
+   * Records this run, after it wrote `files` (relative path → content, the marker aside). Never
+   * throws: a record that cannot be written is none. The folder must hold those paths with those
+   * sizes (a file changed meanwhile by someone else is not recorded as ours).
+   */
+  save(problems: readonly Problem[], summary: RunSummary, files: ReadonlyMap<string, string>): void {
+    const tmp = `${this.file}.tmp-${process.pid}-${Date.now()}`;
+    try {
+      const stats = treeStats(this.output);
+      if (stats.size !== files.size + 1 || !stats.has(OUTPUT_MARKER)) return;
+      for (const [rel, content] of files) if (stats.get(rel)?.split(' ')[0] !== String(Buffer.byteLength(content))) return;
+      const tree = Object.fromEntries(stats);
+      const body = JSON.stringify({ format: FORMAT, key: this.key, problems: [...problems], summary, tree } satisfies Stored);
+      mkdirSync(dirname(this.file), { recursive: true });
+      const fd = openSync(tmp, 'wx', 0o600);
+      try {
+        // Last: the digest of the body (a truncated or edited file has none that matches).
+        writeSync(fd, `${body}\n${createHash('sha256').update(body).digest('hex')}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, this.file);
+      prune(dirname(this.file), this.file, RECORD_FILE);
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  private load(): Stored | undefined {
+    try {
+      const text = readFileSync(this.file, 'utf8');
+      const nl = text.lastIndexOf('\n', text.length - 2);
+      if (nl < 0 || !text.endsWith('\n')) return undefined;
+      const body = text.slice(0, nl);
+      if (text.slice(nl + 1, -1) !== createHash('sha256').update(body).digest('hex')) return undefined;
+      const s = JSON.parse(body) as Stored;
+      const ok =
+        s.format === FORMAT &&
+        typeof s.key === 'string' &&
+        Array.isArray(s.problems) &&
+        s.problems.every((p) => typeof p === 'object' && p !== null && typeof p.message === 'string' && (p.severity === 'warning' || p.severity === 'error')) &&
+        Number.isSafeInteger(s.summary?.count) &&
+        Number.isSafeInteger(s.summary?.objects) &&
+        typeof s.tree === 'object' &&
+        s.tree !== null;
+      return ok ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Every regular file below `dir` (relative path → size, mtime, ctime, inode, device); anything else fails. */
+function treeStats(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(r);
+      else if (entry.isFile()) {
+        // Numbers, not bigints (half the cost at 25k files): times keep sub-microsecond precision.
+        const st = statSync(join(dir, r));
+        out.set(r, `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`);
+      } else throw new Error(`${r}: not a regular file`);
+    }
+  };
+  walk('');
+  return out;
+}

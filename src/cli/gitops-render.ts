@@ -1,0 +1,243 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import chokidar from 'chokidar';
+import { loadInventory } from '../api/load.ts';
+import { formatProblem, type Problem } from '../api/problems.ts';
+import { ParseCache } from '../cache/parse-cache.ts';
+import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
+import type { RunRecord } from '../cache/run-record.ts';
+import { compose, renderUnit } from '../compose/compose.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
+import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
+import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { GitopsTreeBuilder } from '../sinks/gitops.ts';
+import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
+import { LabSession } from './lab-session.ts';
+import { commandLogger } from './log.ts';
+import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems, writeStdout } from './report.ts';
+import { stdinIfNamed } from './stdin.ts';
+import { changeCount, DEFAULT_DIFF_LIMITS, statusLines, treeChanges, treeDiff } from './tree-diff.ts';
+
+/** Names of the stale files printed beside the diff; the rest are counted. */
+const MAX_NAMED = 100;
+
+/** `gitops` past its checks and a replay (./gitops.ts): parse, compose, render (through the render cache), write or compare, watch. */
+export async function renderGitops(opts: GitopsOptions, rerun: string, config: ComposerConfig, inputs: string[], record: RunRecord | undefined): Promise<number> {
+  const invalid = opts.check ? CHECK_EXIT.invalid : EXIT_INPUT;
+  const out = resolve(opts.output);
+  const builder = new GitopsTreeBuilder(config);
+  // The tree holds no Secret values: no secret that only shapes them is needed.
+  const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
+  let files: Map<string, string>;
+  const jobs = Math.max(1, Number(opts.jobs) || 1);
+  const warnings: Problem[] = [];
+  if (opts.watch) {
+    // Watch mode keeps the parsed input and rendered sets to re-render only what a change affects.
+    const bar = progressBar(opts);
+    const loaded = session.load(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+    bar?.stop();
+    if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
+    files = builder.files(session.renderedSets());
+  } else {
+    const tree = await renderTree(opts, config, builder, jobs, warnings);
+    if (tree === 'invalid') return invalid;
+    files = tree;
+  }
+
+  // Sealed values already in the folder are kept (--check compares with them, too).
+  const sealed = withSealedValues(config, out, files);
+  files = sealed.files;
+  if (opts.check) return checkFolder(opts, out, withMarker(files), rerun);
+  if (sealed.placeholders > 0 && !opts.quiet) {
+    process.stderr.write(
+      `warning: gitopsSecretMode "sealed-secret": ${sealed.withPlaceholders} SealedSecret(s) hold ${sealed.placeholders} placeholder value(s) (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree); sealed values already in ${opts.output} are kept\n`,
+    );
+  }
+
+  const projectChange = projectChanged(out, files);
+  const result = writeTreeAtomically(opts.output, files, { inputs });
+  record?.save(warnings, { count: files.size, objects: 0 }, files);
+  process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
+  // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
+  if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
+  if (!opts.watch) return EXIT_OK;
+
+  // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  // Read what a one-shot run reads: no dot entries (among them the output's own staging folders,
+  // `.<dir>.new-…`) and no folder crownlabs wrote.
+  const explicit = new Set(opts.file.flatMap((f) => [f, resolve(f)]));
+  const ignored = (p: string) => !explicit.has(p) && (basename(p).startsWith('.') || isOutputFolder(p));
+  const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false, ignored });
+  // After a failed write the folder may not hold `files`: the next write is a full one.
+  let full = false;
+  // Its status lines are log records, as every long-running command's (JSON, or one line on a
+  // terminal); input problems keep the CLI's file:line format, as in a one-shot run.
+  const log = commandLogger('gitops');
+  const flush = () => {
+    const changed = [...pending];
+    pending.clear();
+    const t0 = performance.now();
+    try {
+      const update = session.update(changed);
+      for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
+      if (!update.applied) {
+        log.warn('watch: invalid input; the last good tree stays');
+        return;
+      }
+      const next = withSealedValues(config, out, builder.files(session.renderedSets())).files;
+      let written: number;
+      if (full) {
+        const r = writeTreeAtomically(opts.output, next, { inputs });
+        written = r.written + r.removed;
+      } else written = patchTree(opts.output, files, next, { inputs });
+      files = next;
+      full = false;
+      const ms = Math.round(performance.now() - t0);
+      log.info({ sets: update.rerendered.length, files: written, ms }, `watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${ms} ms`);
+    } catch (err) {
+      // Keep watching: the folder keeps its last complete tree (a crash-safe write), the next change retries.
+      full = true;
+      if (err instanceof OutputError) reportOutputError(err);
+      else log.error({ err }, 'watch: internal error');
+      log.warn('watch: the last good tree stays');
+    }
+  };
+  const onChange = (path: string) => {
+    if (!/\.(ya?ml|json)$/.test(path)) return;
+    pending.add(path);
+    clearTimeout(timer);
+    timer = setTimeout(flush, Number(opts.debounce));
+  };
+  watcher.on('add', onChange).on('change', onChange).on('unlink', onChange);
+  await new Promise<void>((ready) => watcher.once('ready', () => ready()));
+  log.info({ inputs: opts.file }, `watching ${opts.file.join(', ')} (Ctrl-C to stop)`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      void watcher.close().then(done);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return EXIT_OK;
+}
+
+/**
+ * A full render without watch mode: sets are rendered one at a time and only their files kept,
+ * split over threads for large inputs when asked (-j), with the same validation and composition.
+ */
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[]): Promise<Map<string, string> | 'invalid'> {
+  const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
+  // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
+  const memo = ParseCache.open({ inputs: inputPaths(opts) });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo });
+  memo?.save();
+  const composition = compose(inventory, config, { secretValues: false });
+  warnings.push(...problems, ...composition.problems);
+  if (reportProblems(warnings, opts.quiet)) return 'invalid';
+  const bar = progressBar(opts);
+  let started = false;
+  const progress = bar
+    ? (done: number, total: number) => {
+        if (started) bar.update(done);
+        else bar.start(total, done);
+        started = true;
+      }
+    : undefined;
+  let files: Map<string, string>;
+  const checks: CheckedSet[] = [];
+  if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
+    const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
+    composition.units.forEach((unit, i) => checks.push({ unit, check: out[i].check }));
+    files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
+  } else {
+    // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
+    const output = opts.check ? undefined : opts.output;
+    const cache = RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
+    const sets = composition.units.map((unit, i) => {
+      let entry = cache?.get(unit);
+      if (entry) builder.prime(unit, entry.files);
+      else {
+        const objects = renderUnit(unit);
+        entry = { files: builder.setFilesOf({ unit, objects }), objects: objects.length, check: checkSetObjects(objects) };
+        cache?.set(unit, entry);
+      }
+      checks.push({ unit, check: entry.check });
+      progress?.(i + 1, composition.units.length);
+      return { unit, objectCount: entry.objects };
+    });
+    files = builder.filesOf(sets);
+    cache?.save();
+  }
+  bar?.stop();
+  // What the API server would refuse, or two inputs rendering one object: nothing is written.
+  const setProblems = renderedSetProblems(checks, (parent) => parentSource(inventory, parent));
+  warnings.push(...setProblems);
+  if (reportProblems(setProblems, opts.quiet)) return 'invalid';
+  return files;
+}
+
+/** The tree with the sealed values of the folder's SealedSecrets carried over (sealed-secret mode only). */
+function withSealedValues(config: ComposerConfig, out: string, files: Map<string, string>): { files: Map<string, string>; placeholders: number; withPlaceholders: number } {
+  if (config.gitopsSecretMode !== 'sealed-secret') return { files, placeholders: 0, withPlaceholders: 0 };
+  return carryOverSealed(out, files);
+}
+
+/** The AppProject's path when the tree changes it (written before or not). */
+function projectChanged(out: string, files: ReadonlyMap<string, string>): string | undefined {
+  for (const [rel, content] of files) {
+    if (!rel.startsWith('root/AppProject_')) continue;
+    const path = join(out, rel);
+    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    return before === content ? undefined : rel;
+  }
+  return undefined;
+}
+
+/** --check: the diff on stdout; the summary, the names and the command that updates the folder on stderr. */
+async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string): Promise<number> {
+  let changes;
+  try {
+    changes = treeChanges(out, files);
+  } catch (err) {
+    process.stderr.write(`${opts.output}: error: cannot read: ${(err as Error).message}\nnothing compared\n`);
+    return CHECK_EXIT.invalid;
+  }
+  const stale = changeCount(changes);
+  if (stale === 0) {
+    process.stderr.write(`${opts.output} is up to date (${files.size} files)\n`);
+    return CHECK_EXIT.upToDate;
+  }
+  let diff;
+  try {
+    diff = await treeDiff(out, files, changes, opts.fullDiff ? undefined : DEFAULT_DIFF_LIMITS);
+  } catch (err) {
+    diff = { text: '', shown: 0, error: (err as Error).message };
+  }
+  if (diff.text && (await writeStdout(diff.text)) !== EXIT_OK) return CHECK_EXIT.invalid;
+  const status = statusLines(changes);
+  const named = status.slice(0, MAX_NAMED).map((l) => `  ${l}`);
+  if (status.length > MAX_NAMED) named.push(`  … and ${status.length - MAX_NAMED} more`);
+  // Without the marker, gitops refuses to replace the folder: say so before suggesting it.
+  const unmarked = existsSync(out) && !isOutputFolder(out) ? `first remove ${opts.output}: it has no ${OUTPUT_MARKER} marker, so crownlabs will not replace it; then ` : '';
+  const lines = [
+    `${opts.output} is stale: ${stale} file(s) differ (${changes.changed.length} changed, ${changes.added.length} added, ${changes.deleted.length} deleted; M changed, A added, D deleted):`,
+    ...named,
+  ];
+  if (diff.error) lines.push(`no content diff: ${diff.error}`);
+  else if (diff.shown < stale) lines.push(`the diff on stdout shows ${diff.shown} of the ${stale} files, at most ${DEFAULT_DIFF_LIMITS.lines} lines each (--full-diff shows all)`);
+  lines.push(`${unmarked}run: ${rerun}`);
+  process.stderr.write(`${lines.join('\n')}\n`);
+  return CHECK_EXIT.stale;
+}
+
+function progressBar(opts: GitopsOptions): SingleBar | undefined {
+  // A bar only for people: not in CI, not when stderr is a pipe.
+  if (opts.quiet || process.env.CI || !process.stderr.isTTY) return undefined;
+  return new SingleBar({ format: 'rendering {bar} {value}/{total} sets', stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+}
