@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
+import jsYaml from 'js-yaml';
 import { AjvCache, cacheableAjv } from '../../../src/api/ajv-cache.ts';
+import { CORE_INPUT_SCHEMAS } from '../../../src/api/core-schemas.ts';
+import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from '../../../src/api/crd-schemas.ts';
+import { SchemaValidator } from '../../../src/api/schema-validator.ts';
 import { loadInventory } from '../../../src/api/load.ts';
 import type { KubeObject } from '../../../src/api/types.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
@@ -147,6 +151,37 @@ describe('the compiled-schema cache', () => {
     expect(loaded.cached).toBe(true);
     expect(loaded.validate({ a: 'x' })).toBe(false);
     expect(loaded.validate({ a: 'xy' })).toBe(true);
+  });
+});
+
+describe('the input schemas (CrownLabs CRDs, defaults applied) from the cache', () => {
+  it('check and default exactly as compiled ones', () => {
+    const docs = readdirSync(join(ROOT, 'examples', 'lab')).flatMap((f) => jsYaml.loadAll(readFileSync(join(ROOT, 'examples', 'lab', f), 'utf8')) as any[]);
+    const broken = docs.map((d) => {
+      const b = copy(d);
+      b.spec.unknown = 1;
+      b.metadata.bogus = true;
+      for (const [k, v] of Object.entries(b.spec)) if (typeof v === 'string') b.spec[k] = 7;
+      return b;
+    });
+    const inputs = [...docs, ...broken, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n', labels: { a: 'b' } } }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: '!!' } }];
+    const crds = [...loadCrdVersions([CROWNLABS_CRD_PREFIX]), ...CORE_INPUT_SCHEMAS];
+    const run = (v: SchemaValidator) =>
+      inputs.map((d) => {
+        const obj = copy(d);
+        const crd = v.find(obj.apiVersion, obj.kind);
+        if (!crd) throw new Error(`no CRD for ${obj.kind}`);
+        return { issues: v.validate(crd, obj), defaulted: obj };
+      });
+    const expected = run(new SchemaValidator(crds, { cacheDir: false }));
+    expect(expected.filter((e) => e.issues.length > 0)).toHaveLength(broken.length + 1);
+    expect(expected.some((e, i) => JSON.stringify(e.defaulted) !== JSON.stringify(inputs[i]))).toBe(true);
+    const dir = tempDir();
+    expect(run(new SchemaValidator(crds, { cacheDir: dir }))).toEqual(expected);
+    const files = readdirSync(dir).length;
+    expect(files).toBeGreaterThanOrEqual(6);
+    expect(run(new SchemaValidator(crds, { cacheDir: dir }))).toEqual(expected);
+    expect(readdirSync(dir)).toHaveLength(files);
   });
 });
 
