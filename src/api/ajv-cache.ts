@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { _, Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
-import { packageRoot } from '../runtime/package-root.mjs';
+import { schemaCacheDir } from '../paths.ts';
 
 const FORMAT = 'crownlabs-ajv-cache v1';
 /** Files kept in the folder (other schemas, other versions): the least recently written go first. */
@@ -63,7 +63,7 @@ export class AjvCache {
     dir?: string | false,
   ) {
     this.keywords = keywordFunctions(ajv);
-    this.dir = dir === false || process.env.CROWNLABS_SCHEMA_CACHE === '0' ? undefined : (dir ?? defaultDir());
+    this.dir = dir === false || process.env.CROWNLABS_SCHEMA_CACHE === '0' ? undefined : (dir ?? schemaCacheDir());
     // What shapes the generated code besides the schema. Functions are not part of it: the code
     // calls the keywords' and formats' functions by name, as this process has them.
     const keywordDefs = Object.entries(ajv.RULES.all).map(([name, rule]) => [name, name in this.keywords && typeof rule === 'object' ? rule.definition : true]);
@@ -132,10 +132,6 @@ function header(code: string): string {
 
 function version(pkg: string): string {
   return (require(`${pkg}/package.json`) as { version: string }).version;
-}
-
-function defaultDir(): string {
-  return join(packageRoot(), '.cache', 'schemas');
 }
 
 function prune(dir: string): void {

@@ -2,8 +2,9 @@
  * Offline validation of rendered objects, the way the API server would take them with
  * `kubectl apply --validate=strict`: the vendored OpenAPI/CRD schema of the kind (unknown fields,
  * required fields, types, formats, quantities), ObjectMeta (name, namespace, labels,
- * annotations) and the Go-side rules of ./rules.ts. One validator is compiled per kind, lazily,
- * and cached: the KubeVirt schemas are large and most runs never need most kinds.
+ * annotations) and the Go-side rules of ./rules.ts. One validator per kind, made lazily (most runs
+ * never need most kinds) and loaded from the compiled-schema cache (src/api/ajv-cache.ts) when it
+ * holds it: compiling the KubeVirt schemas alone takes ~0.7 s.
  */
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { AjvCache, cacheableAjv } from '../api/ajv-cache.ts';
