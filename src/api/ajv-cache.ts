@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { _, Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
 import { schemaCacheDir } from '../paths.ts';
 
@@ -20,6 +21,7 @@ const FORMAT = 'crownlabs-ajv-cache v1';
 /** Files kept in the folder (other schemas, other versions): the least recently written go first. */
 const KEEP_FILES = 64;
 const require = createRequire(import.meta.url);
+let written = 0;
 
 type StandaloneCode = (ajv: Ajv, validate: ValidateFunction) => string;
 
@@ -116,7 +118,8 @@ export class AjvCache {
       const standaloneCode = typeof lib === 'function' ? lib : lib.default!;
       const code = standaloneCode(this.ajv, validate);
       mkdirSync(this.dir!, { recursive: true });
-      const tmp = `${file}.tmp-${process.pid}`;
+      // Unique per writer (threads share the pid): a reader sees the old file or the whole new one.
+      const tmp = `${file}.tmp-${process.pid}-${threadId}-${++written}`;
       writeFileSync(tmp, `${header(code)}\n${code}`);
       renameSync(tmp, file);
       prune(this.dir!);
@@ -135,7 +138,10 @@ function version(pkg: string): string {
 }
 
 function prune(dir: string): void {
-  const files = readdirSync(dir)
+  const names = readdirSync(dir);
+  // A writer that died before its rename left its temporary file.
+  for (const f of names) if (f.includes('.tmp-') && statSync(join(dir, f)).mtimeMs < Date.now() - 600_000) rmSync(join(dir, f), { force: true });
+  const files = names
     .filter((f) => f.endsWith('.js'))
     .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }));
   if (files.length <= KEEP_FILES) return;
