@@ -6,3 +6,8 @@ export function crdsDir(): string {
   return join(packageRoot(), 'imports', 'crds');
 }
 
+
+/** Compiled ajv validators (src/api/ajv-cache.ts): safe to delete. */
+export function schemaCacheDir(): string {
+  return join(packageRoot(), '.cache', 'schemas');
+}

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import jsYaml from 'js-yaml';
 import { crdsDir } from '../paths.ts';
 
 /** One served version of a vendored CRD. */
@@ -39,8 +39,8 @@ export function loadCrdVersions(prefixes: readonly string[]): CrdVersion[] {
   const out: CrdVersion[] = [];
   for (const file of readdirSync(dir).sort()) {
     if (!file.endsWith('.yaml') || !prefixes.some((p) => file.startsWith(p))) continue;
-    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      const crd = doc.toJS({ maxAliasCount: -1 }) as CrdDocument | null;
+    for (const doc of parseCrdFile(readFileSync(join(dir, file), 'utf8'))) {
+      const crd = doc as CrdDocument | null;
       if (!crd || crd.kind !== 'CustomResourceDefinition' || !crd.spec) continue;
       for (const v of crd.spec.versions) {
         if (!v.served || !v.schema?.openAPIV3Schema) continue;
@@ -58,6 +58,15 @@ export function loadCrdVersions(prefixes: readonly string[]): CrdVersion[] {
   }
   cache.set(key, out);
   return out;
+}
+
+/**
+ * The documents of a vendored CRD file. js-yaml (YAML 1.2 core schema) reads KubeVirt's CRDs ~10×
+ * faster than the `yaml` package (~0.4 s of every `crownlabs validate`); a unit test holds the two
+ * equal on every vendored file.
+ */
+export function parseCrdFile(text: string): unknown[] {
+  return jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
 }
 
 export const CROWNLABS_CRD_PREFIX = 'crownlabs.polito.it_';

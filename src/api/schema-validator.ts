@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { AjvCache, cacheableAjv } from './ajv-cache.ts';
 import { addFormats } from './ajv-formats.ts';
 import { OBJECT_META_SCHEMA } from './core-schemas.ts';
 import type { CrdVersion } from './crd-schemas.ts';
@@ -57,25 +58,34 @@ export function toJsonSchema(node: unknown, atRoot = true): unknown {
 export const QUANTITY_PATTERN =
   /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
 
-/** Compiles and caches one validator per CRD version. */
+const AJV_OPTIONS: Options = { allErrors: true, useDefaults: true, strict: false, validateFormats: true };
+
+/** Compiles (or loads from the compiled-schema cache, ./ajv-cache.ts) one validator per CRD version. */
 export class SchemaValidator {
   private readonly ajv: Ajv;
+  private readonly cache: AjvCache;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(private readonly crds: readonly CrdVersion[]) {
-    this.ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, validateFormats: true });
-    addFormats(this.ajv);
-    this.ajv.addKeyword({
-      keyword: 'k8sQuantity',
-      errors: false,
-      validate: (_: boolean, data: unknown) =>
-        (typeof data === 'number' && Number.isInteger(data)) || (typeof data === 'string' && QUANTITY_PATTERN.test(data)),
+  /** `cacheDir`: as in AjvCache (default `<package root>/.cache/schemas`; `false`: nowhere). */
+  constructor(
+    private readonly crds: readonly CrdVersion[],
+    options: { cacheDir?: string | false } = {},
+  ) {
+    this.ajv = cacheableAjv(AJV_OPTIONS, (ajv) => {
+      addFormats(ajv);
+      ajv.addKeyword({
+        keyword: 'k8sQuantity',
+        errors: false,
+        validate: (_: boolean, data: unknown) =>
+          (typeof data === 'number' && Number.isInteger(data)) || (typeof data === 'string' && QUANTITY_PATTERN.test(data)),
+      });
+      ajv.addKeyword({
+        keyword: 'k8sIntOrString',
+        errors: false,
+        validate: (_: boolean, data: unknown) => (typeof data === 'number' && Number.isInteger(data)) || typeof data === 'string',
+      });
     });
-    this.ajv.addKeyword({
-      keyword: 'k8sIntOrString',
-      errors: false,
-      validate: (_: boolean, data: unknown) => (typeof data === 'number' && Number.isInteger(data)) || typeof data === 'string',
-    });
+    this.cache = new AjvCache(this.ajv, AJV_OPTIONS, options.cacheDir);
   }
 
   /** The CRD version for an apiVersion/kind pair, if vendored. */
@@ -91,7 +101,8 @@ export class SchemaValidator {
     const id = `${crd.group}/${crd.version}/${crd.kind}`;
     let validate = this.validators.get(id);
     if (!validate) {
-      validate = this.ajv.compile(toJsonSchema(crd.schema) as object);
+      const schema = toJsonSchema(crd.schema) as object;
+      validate = this.cache.compile(schema, [], () => this.ajv.compile(schema)).validate;
       this.validators.set(id, validate);
     }
     if (validate(obj)) return [];

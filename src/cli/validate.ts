@@ -63,7 +63,7 @@ export async function runValidate(opts: ValidateOptions): Promise<number> {
   // Two inputs rendering one object (or one rendering it twice): only one could exist.
   found.push(...renderedSetProblems(ids, sourceOf));
   if (opts.timings) {
-    for (const t of validator.timings) process.stderr.write(`timing: schema ${t.apiVersion} ${t.kind}: ${t.ms.toFixed(0)} ms\n`);
+    for (const t of validator.timings) process.stderr.write(`timing: schema ${t.apiVersion} ${t.kind}: ${t.ms.toFixed(0)} ms${t.cached ? ' (cached)' : ''}\n`);
     process.stderr.write(`timing: rendered ${ids.length} resource sets in ${renderMs.toFixed(0)} ms; validated ${objects} objects in ${validateMs.toFixed(0)} ms\n`);
   }
   if (report(found, opts.quiet)) return EXIT_INPUT;

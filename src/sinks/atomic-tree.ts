@@ -159,11 +159,17 @@ function swapIn(target: OutputTarget, files: ReadonlyMap<string, string>): TreeW
   const staging = leftoverPath(target, 'new');
   const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
   mkdirSync(staging);
+  // Folders made so far: a recursive mkdir of an existing folder still costs syscalls, per file.
+  const made = new Set<string>([staging]);
   try {
     let i = 0;
     for (const [rel, content] of files) {
       const file = join(staging, checkedRel(rel));
-      mkdirSync(dirname(file), { recursive: true });
+      const parent = dirname(file);
+      if (!made.has(parent)) {
+        mkdirSync(parent, { recursive: true });
+        made.add(parent);
+      }
       const previous = join(dir, rel);
       if (old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
       else {
