@@ -7,8 +7,8 @@ import type { KubeObject } from '../api/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
 import { FIELD_MANAGER, type ControllerContext } from './context.ts';
 import type { Caches } from './caches.ts';
-import type { CachedObject } from './informer.ts';
-import { isNotFound, type KubeClient } from './kube-client.ts';
+import type { CachedObject } from '../kube/informer.ts';
+import { isNotFound, type KubeClient } from '../kube/client.ts';
 import { firstDifference, liveHoldsRendered } from './live-compare.ts';
 
 export interface ApplyOutcome {

@@ -4,7 +4,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import type { KeycloakClient } from '../integrations/keycloak/index.ts';
 import type { Caches } from './caches.ts';
 import type { EventRecorder } from './events.ts';
-import type { KubeClient } from './kube-client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import type { ControllerMetrics } from './metrics.ts';
 
 export const FIELD_MANAGER = 'crownlabs-composer';

@@ -15,8 +15,8 @@ import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMa
 import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
-import { isNotFound } from './kube-client.ts';
+import type { CachedObject } from '../kube/informer.ts';
+import { isNotFound } from '../kube/client.ts';
 import { prettyNameFor } from './pretty-name.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {

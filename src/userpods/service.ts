@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../api/types.ts';
 import { renderStartObjects, renderTokenSecret, renderUserPod, type LivePod } from '../compose/user-pods.ts';
 import { serverSideApply } from '../controller/apply-set.ts';
-import { isNotFound, KubeApiError, type KubeClient } from '../controller/kube-client.ts';
+import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import {
   CREATED_FOR_POD_LABEL,
   USER_POD_ANNOTATION,

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/controller/kube-client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { legacyUserStorageName, userStorageName } from '../../src/model/user-pods.ts';
 import { loadUserPodsConfig, type UserPodsConfig } from '../../src/userpods/config.ts';
 import { ExecPodFileReader } from '../../src/userpods/pod-files.ts';

@@ -20,7 +20,6 @@ import {
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const RBAC_FROM_CONTROLLER = 'the install derives its RBAC from what the controller declares it reads and writes; the declarations belong below both (src/kube or src/model)';
-const SHARED_HTTP = 'HTTP helpers of the controller reused by another feature: they move to src/kube (#18 item 4)';
 
 const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
   { from: 'src/config/config.ts', to: 'src/model/quantity.ts', reason: 'configuration validation parses quantities with the model\'s parser; the parser belongs below src/config' },
@@ -29,13 +28,8 @@ const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
   { from: 'src/controller/controller.ts', to: 'src/webhooks/server.ts', reason: 'the controller process starts the webhook server; the CLI (app layer) should wire the two' },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/caches.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/instance-automation.ts', reason: RBAC_FROM_CONTROLLER },
-  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/kube-client.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/reconcile-snapshot.ts', reason: RBAC_FROM_CONTROLLER },
-  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/resources.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/bastion/tenant-watch.ts', reason: 'the bastion keys sidecar\'s API access (what it watches) is declared in its watch module' },
-  { from: 'src/userpods/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
-  { from: 'src/webhooks/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
-  { from: 'src/userpods/service.ts', to: 'src/controller/kube-client.ts', reason: 'the API client is shared infrastructure: it moves to src/kube (#18 item 4)' },
   { from: 'src/userpods/service.ts', to: 'src/controller/apply-set.ts', reason: 'serverSideApply is shared infrastructure: it moves to src/kube (#18 item 4)' },
   { from: 'src/userpods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
 ];

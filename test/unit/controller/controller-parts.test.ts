@@ -3,9 +3,9 @@ import { parseDuration } from '../../../src/cli/controller.ts';
 import { liveHoldsRendered, firstDifference } from '../../../src/controller/live-compare.ts';
 import { prettyNameFor } from '../../../src/controller/pretty-name.ts';
 import { goDuration } from '../../../src/controller/reconcile-instance.ts';
-import { jitter, parseRetryAfter, rateLimitKey, ResourceRateLimiter, TokenBucket } from '../../../src/controller/kube-client.ts';
+import { jitter, parseRetryAfter, rateLimitKey, ResourceRateLimiter, TokenBucket } from '../../../src/kube/client.ts';
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
-import { parseAddr } from '../../../src/controller/http-endpoints.ts';
+import { parseAddr } from '../../../src/kube/http-endpoints.ts';
 
 describe('live-compare', () => {
   it('accepts server-added fields and canonicalised quantities, rejects changed values', () => {
