@@ -7,7 +7,6 @@ import type { EventRecorder } from './events.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { ControllerMetrics } from './metrics.ts';
 
-export const FIELD_MANAGER = 'crownlabs-composer';
 export const TENANT_FINALIZER = 'crownlabs.polito.it/tenant-operator';
 
 export interface ControllerContext {

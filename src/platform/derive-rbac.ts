@@ -72,7 +72,7 @@ function groupOf(apiVersion: string): string {
 
 function pluralOf(apiVersion: string, kind: string): string {
   const r = KIND_RESOURCES[`${apiVersion}/${kind}`];
-  if (!r) throw new Error(`the composition emits ${apiVersion} ${kind}, unknown to src/controller/resources.ts`);
+  if (!r) throw new Error(`the composition emits ${apiVersion} ${kind}, unknown to src/kube/resources.ts`);
   return r.plural;
 }
 

@@ -30,7 +30,6 @@ const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/instance-automation.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/reconcile-snapshot.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/bastion/tenant-watch.ts', reason: 'the bastion keys sidecar\'s API access (what it watches) is declared in its watch module' },
-  { from: 'src/userpods/service.ts', to: 'src/controller/apply-set.ts', reason: 'serverSideApply is shared infrastructure: it moves to src/kube (#18 item 4)' },
   { from: 'src/userpods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
 ];
 
