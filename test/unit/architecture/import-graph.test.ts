@@ -22,7 +22,6 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const RBAC_FROM_CONTROLLER = 'the install derives its RBAC from what the controller declares it reads and writes; the declarations belong below both (src/kube or src/model)';
 
 const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
-  { from: 'src/config/config.ts', to: 'src/model/quantity.ts', reason: 'configuration validation parses quantities with the model\'s parser; the parser belongs below src/config' },
   { from: 'src/sinks/parallel/render-pool.ts', to: 'src/validate/prewrite.ts', reason: 'render workers run the pre-write checks; the checks belong in the core (compose) so a sink need not import a feature' },
   { from: 'src/cache/render-cache.ts', to: 'src/validate/prewrite.ts', reason: 'the render cache re-runs the pre-write checks on a hit; same move as render-pool' },
   { from: 'src/controller/controller.ts', to: 'src/webhooks/server.ts', reason: 'the controller process starts the webhook server; the CLI (app layer) should wire the two' },

@@ -16,7 +16,7 @@ import {
   sumQuantities,
   toQuantity,
   type QuantityFormat,
-} from '../../../src/model/quantity.ts';
+} from '../../../src/api/quantity.ts';
 
 // The expected values in this table come from Go: k8s.io/apimachinery v0.31.0's
 // pkg/api/resource, run by a throwaway program (see the fixture's "about" field for how).
