@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startController, type ControllerWebhookOptions } from '../controller/controller.ts';
-import { parseAddr } from '../controller/http-endpoints.ts';
+import { parseAddr } from '../kube/http-endpoints.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseDuration } from '../model/duration.ts';

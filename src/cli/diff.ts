@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { loadInventory } from '../api/load.ts';
 import { formatProblem } from '../api/problems.ts';
 import { diffAgainstCluster, type DiffResult, type ObjectDiff } from '../controller/dry-run-diff.ts';
-import { KubeClient } from '../controller/kube-client.ts';
+import { KubeClient } from '../kube/client.ts';
 import { kubectlFileName, maskSecrets, summaryLine } from '../controller/object-diff.ts';
 import { objectToYaml } from '../sinks/yaml-emitter.ts';
 import { parseDuration } from '../model/duration.ts';

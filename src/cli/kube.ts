@@ -3,7 +3,7 @@ import { join } from 'node:path';
 // The config module alone (bundled by path, src/runtime/bundle.mjs): the package index costs ~50 MB
 // of RSS in the controller, which needs nothing else of client-node.
 import { findHomeDir, KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { KubeApiError, KubeClient } from '../controller/kube-client.ts';
+import { KubeApiError, KubeClient } from '../kube/client.ts';
 
 /** Where client-node finds the in-cluster ServiceAccount token. */
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';

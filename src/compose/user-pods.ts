@@ -1,16 +1,16 @@
 /**
- * The objects of the user pods API (seed 004), rendered by the constructs of constructs/userpod:
+ * The objects of the user pods API (seed 004), rendered by the constructs of constructs/user-pods:
  * the pod (and the user's storage it mounts) at create_pod, the Services, Ingress and token
  * Secret once the pod is Ready. Each call is one small cdk8s App.
  */
 import { App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { TokenSecret } from '../../constructs/userpod/token-secret.ts';
-import { UserPodIngress } from '../../constructs/userpod/user-pod-ingress.ts';
-import { UserPodServices } from '../../constructs/userpod/user-pod-services.ts';
-import { UserPod, usesUserStorage, type ManifestPodSpec } from '../../constructs/userpod/user-pod.ts';
-import { UserStorageClaim } from '../../constructs/userpod/user-storage-claim.ts';
-import { UserStorageVolume } from '../../constructs/userpod/user-storage-volume.ts';
+import { TokenSecret } from '../../constructs/user-pods/token-secret.ts';
+import { UserPodIngress } from '../../constructs/user-pods/user-pod-ingress.ts';
+import { UserPodServices } from '../../constructs/user-pods/user-pod-services.ts';
+import { UserPod, usesUserStorage, type ManifestPodSpec } from '../../constructs/user-pods/user-pod.ts';
+import { UserStorageClaim } from '../../constructs/user-pods/user-storage-claim.ts';
+import { UserStorageVolume } from '../../constructs/user-pods/user-storage-volume.ts';
 import type { KubeObject } from '../api/types.ts';
 import { COMPOSER } from '../model/labels.ts';
 import {

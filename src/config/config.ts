@@ -2,7 +2,7 @@ import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { readInputFile } from '../api/input-file.ts';
 import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
 import type { Problem } from '../api/problems.ts';
-import { Quantity } from '../model/quantity.ts';
+import { Quantity } from '../api/quantity.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
 import { nearest } from './suggest.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';

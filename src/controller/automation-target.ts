@@ -6,7 +6,7 @@ import type { Environment, Instance } from '../api/types.ts';
 import { singleEnvironment } from '../model/automation.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
 import type { ControllerContext } from './context.ts';
-import type { CachedObject } from './informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 import { whitelisted } from './reconcile-instance.ts';
 
 /**

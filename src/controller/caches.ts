@@ -10,9 +10,9 @@ import type { Problem } from '../api/problems.ts';
 import { INPUT_KINDS, type InputKind, type InputObject } from '../api/types.ts';
 import { COMPOSER, LABEL } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
-import { Informer, type CachedObject, type InformerOptions } from './informer.ts';
-import type { KubeClient } from './kube-client.ts';
-import { CHILD_KINDS } from './resources.ts';
+import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { CHILD_KINDS } from '../kube/resources.ts';
 
 export interface CachesOptions {
   onError?: (source: string, err: Error) => void;

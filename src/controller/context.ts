@@ -4,10 +4,9 @@ import type { ComposerConfig } from '../config/config.ts';
 import type { KeycloakClient } from '../integrations/keycloak/index.ts';
 import type { Caches } from './caches.ts';
 import type { EventRecorder } from './events.ts';
-import type { KubeClient } from './kube-client.ts';
+import type { KubeClient } from '../kube/client.ts';
 import type { ControllerMetrics } from './metrics.ts';
 
-export const FIELD_MANAGER = 'crownlabs-composer';
 export const TENANT_FINALIZER = 'crownlabs.polito.it/tenant-operator';
 
 export interface ControllerContext {

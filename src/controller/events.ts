@@ -1,6 +1,6 @@
 /** Kubernetes Events about a parent (failures are Warnings), written with core/v1 Events. */
-import type { CachedObject } from './informer.ts';
-import type { KubeClient } from './kube-client.ts';
+import type { CachedObject } from '../kube/informer.ts';
+import type { KubeClient } from '../kube/client.ts';
 
 export class EventRecorder {
   constructor(

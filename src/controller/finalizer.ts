@@ -1,6 +1,6 @@
 /** The tenant-operator finalizer on Tenants and Workspaces (docs/behaviour.md §0.7). */
 import { TENANT_FINALIZER, type ControllerContext } from './context.ts';
-import type { CachedObject } from './informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 
 export async function setFinalizer(ctx: ControllerContext, obj: CachedObject, present: boolean): Promise<void> {
   const current = obj.metadata.finalizers ?? [];

@@ -12,12 +12,12 @@
 import { LABEL } from '../model/labels.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 import { EXPIRATION_API_ACCESS, reconcileExpiration } from './reconcile-expiration.ts';
 import { metadataOrSpecChanged } from './reconcile-instance.ts';
 import { SUBMISSION_API_ACCESS, reconcileSubmission } from './reconcile-submission.ts';
 import { TERMINATION_API_ACCESS, reconcileTermination } from './reconcile-termination.ts';
-import type { ApiAccess } from './resources.ts';
+import type { ApiAccess } from '../kube/resources.ts';
 
 export interface AutomationOptions {
   /** `--enable-instance-termination` (default off). */

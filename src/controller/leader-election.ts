@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { isConflict, isNotFound, type KubeClient } from './kube-client.ts';
+import { isConflict, isNotFound, type KubeClient } from '../kube/client.ts';
 
 export interface LeaderElectionOptions {
   namespace: string;

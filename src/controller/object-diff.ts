@@ -3,7 +3,7 @@
  * functions, no I/O. The printed sides follow `kubectl diff` (managedFields left out, Secret values
  * masked); the changed field paths, takeover and danger flags are what kubectl does not say.
  */
-import { FIELD_MANAGER } from './context.ts';
+import { FIELD_MANAGER } from '../kube/objects.ts';
 
 export type Obj = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown } };
 

@@ -9,8 +9,8 @@ import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { automationTarget } from './automation-target.ts';
 import type { Automation } from './instance-automation.ts';
-import { isNotFound } from './kube-client.ts';
-import type { ApiAccess } from './resources.ts';
+import { isNotFound } from '../kube/client.ts';
+import type { ApiAccess } from '../kube/resources.ts';
 
 /** Expired Instances are deleted (or dry-run deleted). */
 export const EXPIRATION_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['delete'] }];

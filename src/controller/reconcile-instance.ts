@@ -11,12 +11,13 @@ import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Tenan
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
 import type { ParentRef } from '../model/labels.ts';
+import { goDuration } from '../model/duration.ts';
 import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
 import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
-import { isNotFound } from './kube-client.ts';
+import type { CachedObject } from '../kube/informer.ts';
+import { isNotFound } from '../kube/client.ts';
 import { prettyNameFor } from './pretty-name.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
@@ -111,20 +112,10 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
   const current = live.status as { initialReadyTime?: string } | undefined;
   if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
-    status.initialReadyTime = goDuration(ctx.now() - Date.parse(String(live.metadata.creationTimestamp)));
+    status.initialReadyTime = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
   }
   await writeStatus(ctx, live, status);
   return {};
-}
-
-/** Whole seconds as Go's time.Duration prints them: `45s`, `1m23s`, `1h2m3s`. */
-export function goDuration(ms: number): string {
-  let s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
 /** docs/behaviour.md §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */

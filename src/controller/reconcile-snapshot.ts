@@ -15,9 +15,9 @@ import { instanceTemplateRef, snapshotConfigProblem, snapshotInstanceRef, SNAPSH
 import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
-import type { ApiAccess } from './resources.ts';
-import { isConflict, isNotFound } from './kube-client.ts';
+import type { CachedObject } from '../kube/informer.ts';
+import type { ApiAccess } from '../kube/resources.ts';
+import { isConflict, isNotFound } from '../kube/client.ts';
 import { whitelisted } from './reconcile-instance.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;

@@ -9,10 +9,10 @@ import { submitterJobName } from '../model/naming.ts';
 import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 import type { Automation } from './instance-automation.ts';
-import { isConflict } from './kube-client.ts';
-import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
+import { isConflict } from '../kube/client.ts';
+import { INSTANCE_PATCH_ACCESS, type ApiAccess } from '../kube/resources.ts';
 
 /** The submitter Job is created once; the Instance's labels and `status.automation` are patched. */
 export const SUBMISSION_API_ACCESS: readonly ApiAccess[] = [

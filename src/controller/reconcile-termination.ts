@@ -9,9 +9,9 @@ import { interpretStatusCheck, rfc3339, submissionRequired, terminationLabels, w
 import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from './informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 import type { Automation } from './instance-automation.ts';
-import { INSTANCE_PATCH_ACCESS, type ApiAccess } from './resources.ts';
+import { INSTANCE_PATCH_ACCESS, type ApiAccess } from '../kube/resources.ts';
 import { getStatusCheck } from './status-check.ts';
 
 /** A stopped Instance gets its labels and `spec.running` patched; `status.automation` is patched. */

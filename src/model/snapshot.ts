@@ -3,6 +3,7 @@
  * tag of the image pushed by the Job (§9.3), and the phase a finished Job maps to. The clock is
  * an input (the tag), so that composing a snapshot's Job stays deterministic.
  */
+import { goDuration } from './duration.ts';
 import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../api/types.ts';
 
 /** `status.phase` values of an InstanceSnapshot (docs/behaviour.md §1.5; the CRD has no enum). */
@@ -156,18 +157,4 @@ export function snapshotOutcome(job: JobOutcome, imageName: string): { phase: Sn
   }
   if (is('Failed')) return { phase: 'Failed', event: SNAPSHOT_EVENTS.creationFailed };
   return undefined;
-}
-
-/** Go's time.Duration.String() for whole milliseconds (`1h0m5s`, `1m30s`, `45s`, `250ms`, `0s`). */
-export function goDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return '';
-  if (ms === 0) return '0s';
-  const sign = ms < 0 ? '-' : '';
-  const a = Math.abs(ms);
-  if (a < 1000) return `${sign}${a}ms`;
-  const h = Math.floor(a / 3_600_000);
-  const m = Math.floor((a % 3_600_000) / 60_000);
-  const sMs = a % 60_000;
-  const s = sMs % 1000 === 0 ? String(sMs / 1000) : (sMs / 1000).toFixed(3).replace(/0+$/, '');
-  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }

@@ -24,10 +24,10 @@ import { INPUT_KINDS, type InputKind, type KubeObject } from '../api/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { Caches } from '../controller/caches.ts';
-import { KubeClient } from '../controller/kube-client.ts';
+import { KubeClient } from '../kube/client.ts';
 import { AUTOMATION_API_ACCESS } from '../controller/instance-automation.ts';
 import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
-import { CHILD_KINDS, KIND_RESOURCES, type ApiAccess } from '../controller/resources.ts';
+import { CHILD_KINDS, KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
 import { representativeInventory } from './representative-lab.ts';
 
@@ -72,7 +72,7 @@ function groupOf(apiVersion: string): string {
 
 function pluralOf(apiVersion: string, kind: string): string {
   const r = KIND_RESOURCES[`${apiVersion}/${kind}`];
-  if (!r) throw new Error(`the composition emits ${apiVersion} ${kind}, unknown to src/controller/resources.ts`);
+  if (!r) throw new Error(`the composition emits ${apiVersion} ${kind}, unknown to src/kube/resources.ts`);
   return r.plural;
 }
 

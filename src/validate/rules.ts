@@ -10,7 +10,7 @@
  * used. The KubeVirt rules follow virt-api's VMI admitter (`ValidateVirtualMachineInstanceSpec`).
  */
 import type { Ajv, ErrorObject, SchemaValidateFunction } from 'ajv';
-import { Quantity } from '../model/quantity.ts';
+import { Quantity } from '../api/quantity.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
 
 // --- k8s.io/apimachinery/pkg/util/validation -------------------------------------------------

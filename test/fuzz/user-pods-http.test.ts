@@ -9,9 +9,9 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadUserPodsConfig, type UserPodsConfig } from '../../src/userpods/config.ts';
-import { userPodsHandler } from '../../src/userpods/server.ts';
-import { UserPodsService } from '../../src/userpods/service.ts';
+import { loadUserPodsConfig, type UserPodsConfig } from '../../src/user-pods/config.ts';
+import { userPodsHandler } from '../../src/user-pods/server.ts';
+import { UserPodsService } from '../../src/user-pods/service.ts';
 import { FakePodFiles } from '../support/pod-files.ts';
 import { nastyString } from './support/arbitraries.ts';
 import { FakeKube } from './support/fake-kube.ts';
@@ -22,7 +22,7 @@ import { parserRejection, send } from './support/raw-http.ts';
 import { fuzz, runsOf, settings, timeoutOf } from './support/settings.ts';
 
 const FILE = 'test/fuzz/user-pods-http.test.ts';
-/** The server's body cap (src/userpods/server.ts MAX_BODY). */
+/** The server's body cap (src/user-pods/server.ts MAX_BODY). */
 const CAP = 64 * 1024;
 /** Past this, a body the server does not read may be cut short by the server's close (kernel buffers). */
 const UNREAD_BODY = 128 * 1024;

@@ -2,7 +2,7 @@
 // status change, never `phase: ""`, no empty url/ip, and every child applied once (the apply's
 // answer stands in for the cache until the watch brings it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient, type WatchHandle } from '../../src/controller/kube-client.ts';
+import { KubeClient, type WatchHandle } from '../../src/kube/client.ts';
 import { adminKubeConfig, getObject, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
 

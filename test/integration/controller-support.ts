@@ -10,7 +10,7 @@ import { compose, renderAll } from '../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { startController, type ControllerHandle, type ControllerOptions } from '../../src/controller/controller.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
-import type { RequestRecord } from '../../src/controller/kube-client.ts';
+import type { RequestRecord } from '../../src/kube/client.ts';
 import { adminKubeConfig, ApiError, getObject, listObjects, rest, type KubeObject } from './cluster.ts';
 
 export const SELECTOR = 'crownlabs.polito.it/operator-selector';

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { startController, type ControllerHandle } from '../../src/controller/controller.ts';
-import type { RequestRecord } from '../../src/controller/kube-client.ts';
+import type { RequestRecord } from '../../src/kube/client.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { renderPlatform } from '../../src/platform/install.ts';
 import { deleteInstall, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';

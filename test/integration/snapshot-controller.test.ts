@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose, renderUnit } from '../../src/compose/compose.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
-import { goDuration, snapshotTag } from '../../src/model/snapshot.ts';
+import { goDuration } from '../../src/model/duration.ts';
+import { snapshotTag } from '../../src/model/snapshot.ts';
 import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, inventoryFromCluster, lab, labConfig, patch, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
 

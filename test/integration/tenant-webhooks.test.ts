@@ -12,7 +12,7 @@ import { App, Chart } from 'cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
 import { requesterTenant } from '../../src/controller/controller.ts';
-import { KubeClient } from '../../src/controller/kube-client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { startWebhookServer, type WebhookServer } from '../../src/webhooks/server.ts';
 import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhooks/tenant-mutation.ts';
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';

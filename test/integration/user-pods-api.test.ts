@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/controller/kube-client.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { legacyUserStorageName, userStorageName } from '../../src/model/user-pods.ts';
-import { loadUserPodsConfig, type UserPodsConfig } from '../../src/userpods/config.ts';
-import { ExecPodFileReader } from '../../src/userpods/pod-files.ts';
-import { userPodsHandler } from '../../src/userpods/server.ts';
-import { UserPodsService } from '../../src/userpods/service.ts';
+import { loadUserPodsConfig, type UserPodsConfig } from '../../src/user-pods/config.ts';
+import { ExecPodFileReader } from '../../src/user-pods/pod-files.ts';
+import { userPodsHandler } from '../../src/user-pods/server.ts';
+import { UserPodsService } from '../../src/user-pods/service.ts';
 import { FakePodFiles } from '../support/pod-files.ts';
 import { adminKubeConfig, adminKubeConfigPath, createNamespace, deleteNamespace, REPO_ROOT, rest, waitFor } from './cluster.ts';
 

@@ -75,7 +75,7 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/integrations/registry/', tier: 'shared' },
   { prefix: 'src/controller/', tier: 'feature' },
   { prefix: 'src/webhooks/', tier: 'feature' },
-  { prefix: 'src/userpods/', tier: 'feature' },
+  { prefix: 'src/user-pods/', tier: 'feature' },
   { prefix: 'src/validate/', tier: 'feature' },
   { prefix: 'src/platform/', tier: 'feature' },
   { prefix: 'src/bastion/', tier: 'feature' },

@@ -1,4 +1,4 @@
-import type { PodFileReader } from '../../src/userpods/pod-files.ts';
+import type { PodFileReader } from '../../src/user-pods/pod-files.ts';
 
 /**
  * The pods' files for tests (no kubelet, so no exec): `set(pod, path, content)`. It hands back the

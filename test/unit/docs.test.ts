@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, envVarName } from '../../src/config/keys.ts';
-import { USER_PODS_KEYS } from '../../src/userpods/config.ts';
+import { USER_PODS_KEYS } from '../../src/user-pods/config.ts';
 import { CONFIGURATION_PAGE, configurationPage } from '../../scripts/config-docs.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

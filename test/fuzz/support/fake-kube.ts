@@ -1,7 +1,7 @@
 // An in-memory stand-in for the KubeClient calls the user-pods service makes (GET, server-side
 // apply, merge patch, DELETE on namespaced objects), so its HTTP face can be fuzzed without a
 // cluster. Pods it creates are Ready at once, with an IP, so creations run their start jobs.
-import { KubeApiError, type KubeClient, type RequestOptions } from '../../../src/controller/kube-client.ts';
+import { KubeApiError, type KubeClient, type RequestOptions } from '../../../src/kube/client.ts';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: unknown }; [k: string]: unknown };
 

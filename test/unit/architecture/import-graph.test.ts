@@ -20,24 +20,16 @@ import {
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const RBAC_FROM_CONTROLLER = 'the install derives its RBAC from what the controller declares it reads and writes; the declarations belong below both (src/kube or src/model)';
-const SHARED_HTTP = 'HTTP helpers of the controller reused by another feature: they move to src/kube (#18 item 4)';
 
 const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
-  { from: 'src/config/config.ts', to: 'src/model/quantity.ts', reason: 'configuration validation parses quantities with the model\'s parser; the parser belongs below src/config' },
   { from: 'src/sinks/parallel/render-pool.ts', to: 'src/validate/prewrite.ts', reason: 'render workers run the pre-write checks; the checks belong in the core (compose) so a sink need not import a feature' },
   { from: 'src/cache/render-cache.ts', to: 'src/validate/prewrite.ts', reason: 'the render cache re-runs the pre-write checks on a hit; same move as render-pool' },
   { from: 'src/controller/controller.ts', to: 'src/webhooks/server.ts', reason: 'the controller process starts the webhook server; the CLI (app layer) should wire the two' },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/caches.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/instance-automation.ts', reason: RBAC_FROM_CONTROLLER },
-  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/kube-client.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/controller/reconcile-snapshot.ts', reason: RBAC_FROM_CONTROLLER },
-  { from: 'src/platform/derive-rbac.ts', to: 'src/controller/resources.ts', reason: RBAC_FROM_CONTROLLER },
   { from: 'src/platform/derive-rbac.ts', to: 'src/bastion/tenant-watch.ts', reason: 'the bastion keys sidecar\'s API access (what it watches) is declared in its watch module' },
-  { from: 'src/userpods/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
-  { from: 'src/webhooks/server.ts', to: 'src/controller/http-endpoints.ts', reason: SHARED_HTTP },
-  { from: 'src/userpods/service.ts', to: 'src/controller/kube-client.ts', reason: 'the API client is shared infrastructure: it moves to src/kube (#18 item 4)' },
-  { from: 'src/userpods/service.ts', to: 'src/controller/apply-set.ts', reason: 'serverSideApply is shared infrastructure: it moves to src/kube (#18 item 4)' },
-  { from: 'src/userpods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
+  { from: 'src/user-pods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
 ];
 
 const CYCLE_EXCEPTIONS: readonly CycleException[] = [
@@ -92,9 +84,9 @@ describe('the layering check on a synthetic graph', () => {
       'constructs/instance/instance-chart.ts': ['src/model/naming.ts', 'src/config/config.ts', 'imports/kubevirt.io.ts'],
       'src/model/naming.ts': ['src/config/config.ts', 'src/api/types.ts'],
       'src/controller/controller.ts': ['src/kube/client.ts', 'src/compose/compose.ts'],
-      'src/userpods/service.ts': ['src/kube/client.ts'],
+      'src/user-pods/service.ts': ['src/kube/client.ts'],
       'src/kube/client.ts': ['src/api/types.ts'],
-      'src/cli/main.ts': ['src/controller/controller.ts', 'src/userpods/service.ts', 'src/sinks/files.ts'],
+      'src/cli/main.ts': ['src/controller/controller.ts', 'src/user-pods/service.ts', 'src/sinks/files.ts'],
     });
     expect(layeringViolations(ok)).toEqual([]);
     expect(importCycles(ok)).toEqual([]);
@@ -105,8 +97,8 @@ describe('the layering check on a synthetic graph', () => {
     ['a construct importing compose', 'constructs/bastion/bastion-deployment.ts', 'src/compose/compose.ts', /up the flow/],
     ['the core importing a feature', 'constructs/bastion/bastion-deployment.ts', 'src/bastion/ssh-tracker.ts', /core never imports outside/],
     ['a sink importing a feature', 'src/sinks/files.ts', 'src/validate/prewrite.ts', /core never imports outside/],
-    ['a feature importing another', 'src/userpods/service.ts', 'src/controller/kube-client.ts', /feature imports the core and shared/],
-    ['a feature importing the CLI', 'src/userpods/config.ts', 'src/cli/duration.ts', /feature imports the core and shared/],
+    ['a feature importing another', 'src/user-pods/service.ts', 'src/controller/kube-client.ts', /feature imports the core and shared/],
+    ['a feature importing the CLI', 'src/user-pods/config.ts', 'src/cli/duration.ts', /feature imports the core and shared/],
     ['shared infrastructure importing a feature', 'src/kube/client.ts', 'src/controller/metrics.ts', /shared infrastructure imports the core only/],
     ['a base module importing the core', 'src/paths.ts', 'src/api/types.ts', /base imports nothing/],
     ['a module outside the map', 'src/newthing/x.ts', 'src/api/types.ts', /in no layer/],
@@ -136,19 +128,19 @@ describe('the layering check on a synthetic graph', () => {
 
   it('an exception covers its own edge only: a new violation between the same folders, a grown cycle and a stale entry are all reported', () => {
     const graph = g({
-      'src/userpods/service.ts': ['src/controller/kube-client.ts', 'src/controller/apply-set.ts'],
+      'src/user-pods/service.ts': ['src/controller/kube-client.ts', 'src/controller/apply-set.ts'],
       'src/controller/a.ts': ['src/controller/b.ts'],
       'src/controller/b.ts': ['src/controller/c.ts'],
       'src/controller/c.ts': ['src/controller/a.ts'],
     });
     const result = checkImportGraph(graph, {
       layering: [
-        { from: 'src/userpods/service.ts', to: 'src/controller/kube-client.ts', reason: 'listed' },
+        { from: 'src/user-pods/service.ts', to: 'src/controller/kube-client.ts', reason: 'listed' },
         { from: 'src/webhooks/server.ts', to: 'src/controller/http-endpoints.ts', reason: 'fixed since' },
       ],
       cycles: [{ files: ['src/controller/a.ts', 'src/controller/b.ts'], reason: 'listed when it was two modules' }],
     });
-    expect(result.newViolations.map((v) => `${v.from} -> ${v.to}`)).toEqual(['src/userpods/service.ts -> src/controller/apply-set.ts']);
+    expect(result.newViolations.map((v) => `${v.from} -> ${v.to}`)).toEqual(['src/user-pods/service.ts -> src/controller/apply-set.ts']);
     expect(result.newCycles).toEqual([['src/controller/a.ts', 'src/controller/b.ts', 'src/controller/c.ts']]);
     expect(result.staleExceptions).toEqual(['layering src/webhooks/server.ts -> src/controller/http-endpoints.ts', 'cycle src/controller/a.ts src/controller/b.ts']);
   });

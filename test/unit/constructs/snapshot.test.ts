@@ -7,8 +7,8 @@ import { compose, renderAll, renderUnit } from '../../../src/compose/compose.ts'
 import { defaultConfig } from '../../../src/config/config.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';
 import { COMPOSER, parentId } from '../../../src/model/labels.ts';
+import { goDuration } from '../../../src/model/duration.ts';
 import {
-  goDuration,
   requestTag,
   snapshotConfigProblem,
   snapshotDestination,

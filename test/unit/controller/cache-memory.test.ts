@@ -2,8 +2,8 @@
 // Inventory's copy of an input object sharing its strings with the cached one.
 import { describe, expect, it } from 'vitest';
 import { cloneJson, persistentVolumeProjection } from '../../../src/controller/caches.ts';
-import { Informer, type CachedObject } from '../../../src/controller/informer.ts';
-import type { KubeClient } from '../../../src/controller/kube-client.ts';
+import { Informer, type CachedObject } from '../../../src/kube/informer.ts';
+import type { KubeClient } from '../../../src/kube/client.ts';
 import { myDriveShare } from '../../../src/controller/reconcile-tenant.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 

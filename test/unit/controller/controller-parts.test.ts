@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseDuration } from '../../../src/cli/controller.ts';
 import { liveHoldsRendered, firstDifference } from '../../../src/controller/live-compare.ts';
 import { prettyNameFor } from '../../../src/controller/pretty-name.ts';
-import { goDuration } from '../../../src/controller/reconcile-instance.ts';
-import { jitter, parseRetryAfter, rateLimitKey, ResourceRateLimiter, TokenBucket } from '../../../src/controller/kube-client.ts';
+import { jitter, parseRetryAfter, rateLimitKey, ResourceRateLimiter, TokenBucket } from '../../../src/kube/client.ts';
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
-import { parseAddr } from '../../../src/controller/http-endpoints.ts';
+import { parseAddr } from '../../../src/kube/http-endpoints.ts';
 
 describe('live-compare', () => {
   it('accepts server-added fields and canonicalised quantities, rejects changed values', () => {
@@ -210,9 +209,6 @@ describe('small pure helpers', () => {
     const a = prettyNameFor('6f2c0a4e-1d3b-4c5a-9e8f-0123456789ab');
     expect(a).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
     expect(prettyNameFor('6f2c0a4e-1d3b-4c5a-9e8f-0123456789ab')).toBe(a);
-  });
-  it('goDuration prints whole seconds as Go does', () => {
-    expect([goDuration(45_400), goDuration(83_000), goDuration(3_723_000), goDuration(0)]).toEqual(['45s', '1m23s', '1h2m3s', '0s']);
   });
   it('parseDuration reads Go-style durations', () => {
     expect(parseDuration('10h')).toBe(36_000_000);

@@ -2,8 +2,8 @@
 // keeps a reconcile running right after our own write from repeating it (#16).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusPatch } from '../../../src/controller/apply-set.ts';
-import { Informer, newerResourceVersion, PENDING_WRITE_TTL_MS, type CachedObject } from '../../../src/controller/informer.ts';
-import type { KubeClient } from '../../../src/controller/kube-client.ts';
+import { Informer, newerResourceVersion, PENDING_WRITE_TTL_MS, type CachedObject } from '../../../src/kube/informer.ts';
+import type { KubeClient } from '../../../src/kube/client.ts';
 import { deploymentPhase } from '../../../src/model/phase.ts';
 
 describe('statusPatch', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PlatformChart } from '../../../constructs/platform/platform-chart.ts';
 import type { WebhookWiring } from '../../../constructs/platform/controller-shard.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
-import { CHILD_KINDS, KIND_RESOURCES } from '../../../src/controller/resources.ts';
+import { CHILD_KINDS, KIND_RESOURCES } from '../../../src/kube/resources.ts';
 import { deriveControllerRbac, informerKinds, representativeObjects } from '../../../src/platform/derive-rbac.ts';
 import { platformInstallProps, renderPlatform } from '../../../src/platform/install.ts';
 

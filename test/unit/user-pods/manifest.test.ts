@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchManifest, parseManifestPrefix, type ManifestPrefix } from '../../../src/userpods/manifest.ts';
+import { fetchManifest, parseManifestPrefix, type ManifestPrefix } from '../../../src/user-pods/manifest.ts';
 
 const POD = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, image: b}]}\n';
 

@@ -8,7 +8,7 @@ import http from 'node:http';
 import { isIP, type BlockList } from 'node:net';
 import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
-import { readCappedBody } from '../controller/http-endpoints.ts';
+import { readCappedBody } from '../kube/http-endpoints.ts';
 import { loneSurrogatePath } from '../api/lone-surrogates.ts';
 import { RequestError } from './errors.ts';
 import type { UserPodsService } from './service.ts';

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proxyList } from '../../../src/userpods/config.ts';
-import { remoteIp, userPodsHandler } from '../../../src/userpods/server.ts';
-import type { UserPodsService } from '../../../src/userpods/service.ts';
+import { proxyList } from '../../../src/user-pods/config.ts';
+import { remoteIp, userPodsHandler } from '../../../src/user-pods/server.ts';
+import type { UserPodsService } from '../../../src/user-pods/service.ts';
 
 const req = (remoteAddress: string, forwarded?: string) =>
   ({ headers: forwarded ? { 'x-forwarded-for': forwarded } : {}, socket: { remoteAddress } }) as unknown as http.IncomingMessage;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeClient } from '../../../src/controller/kube-client.ts';
+import { KubeClient } from '../../../src/kube/client.ts';
 import { makeServingCert } from '../../support/tls.ts';
 
 describe('KubeClient connections', () => {

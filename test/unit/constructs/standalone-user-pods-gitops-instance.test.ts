@@ -1,15 +1,15 @@
 // User-pod, gitops and cloud-init constructs used on their own in cdk8s' test chart
 // (Testing.chart()), props written here: what each renders, and what an optional prop changes.
-// userpod.test.ts, the sinks' gitops tests and cloud-init.test.ts cover them through compose.
+// user-pods.test.ts, the sinks' gitops tests and cloud-init.test.ts cover them through compose.
 import { Testing } from 'cdk8s';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ArgoApplication } from '../../../constructs/gitops/argo-application.ts';
 import { ArgoProject } from '../../../constructs/gitops/argo-project.ts';
 import { CloudInitSecret } from '../../../constructs/instance/cloud-init.ts';
-import { TokenSecret } from '../../../constructs/userpod/token-secret.ts';
-import { UserPodIngress } from '../../../constructs/userpod/user-pod-ingress.ts';
-import { UserPodServices } from '../../../constructs/userpod/user-pod-services.ts';
+import { TokenSecret } from '../../../constructs/user-pods/token-secret.ts';
+import { UserPodIngress } from '../../../constructs/user-pods/user-pod-ingress.ts';
+import { UserPodServices } from '../../../constructs/user-pods/user-pod-services.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 

@@ -1,7 +1,7 @@
 /**
  * Kubernetes `resource.Quantity`: parsing, exact arithmetic and canonical formatting, with the
  * observable behaviour of Go's `k8s.io/apimachinery/pkg/api/resource` (checked against v0.31.0 by
- * the Go-generated table in test/unit/model/fixtures/quantity-go.json).
+ * the Go-generated table in test/unit/api/fixtures/quantity-go.json).
  *
  * What "the same observable behaviour" covers:
  * - `parseQuantity` accepts and rejects exactly what `resource.ParseQuantity` does (including the
@@ -10,20 +10,19 @@
  * - `toString()` is byte-identical to Go's `Quantity.String()`: a parsed quantity keeps its input
  *   text when Go keeps it (`"+1"`, `"05"`, `"1.500"`, `"1E3"` print as typed), anything computed is
  *   canonical (`2000m` -> `2`, `1024Mi` -> `1Gi`, `2Gi` + `500M` -> `2647483648`).
- * - `add`/`sub` keep the receiver's format (a zero receiver takes the other operand's), like Go.
- * - `value()`, `milliValue()`, `scaledValue()` return Go's int64 results, rounding up (away from
- *   zero) and including Go's wrap-around on overflow, hence `bigint`.
+ * - `add` keeps the receiver's format (a zero receiver takes the other operand's), like Go, and
+ *   `cmp` compares exactly.
+ *
+ * Only what the composer computes is here: parse, format, add, compare, sign, millicores.
  *
  * Internally a quantity is an exact decimal `unscaled × 10^scale` (BigInt), tagged with which of
- * Go's two representations (int64Amount or inf.Dec) Go would be holding, because a few int64
- * results (rounding of negative values, overflow) differ between the two.
+ * Go's two representations (int64Amount or inf.Dec) Go would be holding, because the canonical
+ * form of -2^63 differs between the two.
  *
  * Known deviations: a value whose parsing would need a power of ten above 10^100000 (e.g.
  * `"1.0000000000000000000e100001"`) is rejected with reason `range` (Go would build the huge number),
  * and one that needs a huge division (`"1e-2000000000"`) is rounded at once (Go grinds through it);
  * arithmetic on quantities whose exponents differ by more than 100000 throws a `RangeError`.
- * `int64(math.Pow10(n))` for n > 18, reachable only in `scaledValue` of such exotic values, is taken
- * as -2^63 (what amd64 produces).
  */
 
 /** The three ways Go renders a quantity. */
@@ -79,7 +78,6 @@ const INT64_MIN = -(1n << 63n);
 const MAX_POW10 = 100_000;
 
 const fitsInt64 = (v: bigint): boolean => v >= INT64_MIN && v <= INT64_MAX;
-const wrap64 = (v: bigint): bigint => BigInt.asIntN(64, v);
 
 const POW10_CACHE: bigint[] = [];
 for (let i = 0, p = 1n; i <= 40; i++, p *= 10n) POW10_CACHE.push(p);
@@ -100,25 +98,6 @@ function scaleUpFits(base: bigint, k: number): bigint | undefined {
   if (k > 19) return undefined;
   const r = base * pow10(k);
   return fitsInt64(r) ? r : undefined;
-}
-
-/** Go's positiveScaleInt64 result, ignoring `ok`: wrapped product for k in {1,2,3,6,9}, else 0 on overflow. */
-function positiveScaleInt64(base: bigint, k: number): bigint {
-  if (k === 0) return base;
-  if (k === 1 || k === 2 || k === 3 || k === 6 || k === 9) {
-    return base === INT64_MIN ? 0n : wrap64(base * pow10(k));
-  }
-  return scaleUpFits(base, k) ?? 0n;
-}
-
-/** Go's negativeScaleInt64: base / 10^k rounded away from zero, and whether it was exact. */
-function negativeScaleInt64(base: bigint, k: number): { result: bigint; exact: boolean } {
-  if (k === 0) return { result: base, exact: true };
-  if (k > 19) return base === 0n ? { result: 0n, exact: true } : { result: base > 0n ? 1n : -1n, exact: false };
-  const d = pow10(k);
-  const q = base / d;
-  if (base % d === 0n) return { result: q, exact: true };
-  return { result: base > 0n ? q + 1n : q - 1n, exact: false };
 }
 
 /** Compare a×10^as with b×10^bs exactly. */
@@ -380,9 +359,9 @@ function toInt64(n: number | bigint, what: string): bigint {
 // the class
 
 /**
- * An immutable Kubernetes quantity. Build one with `parseQuantity`, `Quantity.parse`,
- * `Quantity.fromInt`, `Quantity.fromMilli` or `Quantity.fromScaled`; every operation returns a new
- * quantity. `JSON.stringify` writes it as Go's MarshalJSON does (its `toString()`).
+ * An immutable Kubernetes quantity. Build one with `parseQuantity`, `Quantity.parse` or
+ * `Quantity.fromMilli`; `add` returns a new quantity. `JSON.stringify` writes it as Go's
+ * MarshalJSON does (its `toString()`).
  */
 export class Quantity {
   private constructor(
@@ -406,22 +385,9 @@ export class Quantity {
     return new Quantity(p.format, p.big, p.unscaled, p.scale, p.text);
   }
 
-  /** `value` units (Go's `NewQuantity`); `value` must be an int64. */
-  static fromInt(value: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
-    return new Quantity(format, false, toInt64(value, 'value'), 0);
-  }
-
   /** `value` thousandths (Go's `NewMilliQuantity`), e.g. 500 -> `500m`, 2000 -> `2`. */
   static fromMilli(value: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
     return new Quantity(format, false, toInt64(value, 'value'), -3);
-  }
-
-  /** `value × 10^scale` in DecimalSI (Go's `NewScaledQuantity`), e.g. (5, 9) -> `5G`. */
-  static fromScaled(value: number | bigint, scale: number): Quantity {
-    if (!Number.isInteger(scale) || scale < -(2 ** 31) || scale >= 2 ** 31) {
-      throw new RangeError(`scale must be an int32, got ${scale}`);
-    }
-    return new Quantity('DecimalSI', false, toInt64(value, 'value'), scale);
   }
 
   /** Go's `String()`: the kept input text if any, else the canonical form. */
@@ -474,58 +440,20 @@ export class Quantity {
 
   /** The sum, in this quantity's format (the other's when this one is zero), like Go's `Add`. */
   add(other: QuantityLike): Quantity {
-    return this.plus(toQuantity(other), false);
-  }
-
-  /** The difference, formatted like `add` (Go's `Sub`). */
-  sub(other: QuantityLike): Quantity {
-    return this.plus(toQuantity(other), true);
-  }
-
-  private plus(y: Quantity, negate: boolean): Quantity {
+    const y = toQuantity(other);
     const format = this.isZero() ? y.format : this.format;
     if (!this.big && !y.big) {
-      // Go negates the int64 with wrap-around (so subtracting -2^63 adds -2^63, as Go does).
-      const yu = negate ? wrap64(-y.unscaled) : y.unscaled;
-      const r = addInt64Amounts(this.unscaled, this.scale, yu, y.scale);
+      const r = addInt64Amounts(this.unscaled, this.scale, y.unscaled, y.scale);
       if (r !== undefined) return new Quantity(format, false, r.unscaled, r.scale);
     }
     const s = Math.min(this.scale, y.scale);
-    const a = this.unscaled * pow10(this.scale - s);
-    const b = y.unscaled * pow10(y.scale - s);
-    return new Quantity(format, true, negate ? a - b : a + b, s);
-  }
-
-  /** The product with an integer (Go's `Mul`); `factor` must be an int64. */
-  mul(factor: number | bigint): Quantity {
-    const n = toInt64(factor, 'factor');
-    const { unscaled: a, scale: s } = this;
-    if (!this.big) {
-      if (a === 0n) return new Quantity(this.format, false, a, s);
-      if (n === 0n) return new Quantity(this.format, false, 0n, 0);
-      const c = a * n;
-      const ok =
-        fitsInt64(c) &&
-        (s === 0 || (s > 0 ? scaleUpFits(c, s) !== undefined : negativeScaleInt64(c, -s).exact));
-      if (ok) return new Quantity(this.format, false, c, s);
-    }
-    return new Quantity(this.format, true, a * n, s);
-  }
-
-  /** The opposite quantity (Go's `Neg`). */
-  neg(): Quantity {
-    return new Quantity(this.format, this.big, this.big ? -this.unscaled : wrap64(-this.unscaled), this.scale);
+    return new Quantity(format, true, this.unscaled * pow10(this.scale - s) + y.unscaled * pow10(y.scale - s), s);
   }
 
   /** -1, 0 or 1 as this is less than, equal to or greater than `other` (Go's `Cmp`); exact. */
   cmp(other: QuantityLike): -1 | 0 | 1 {
     const y = toQuantity(other);
     return cmpScaled(this.unscaled, this.scale, y.unscaled, y.scale);
-  }
-
-  /** Whether both denote the same amount, whatever their formats (Go's `Equal`). */
-  equals(other: QuantityLike): boolean {
-    return this.cmp(other) === 0;
   }
 
   isZero(): boolean {
@@ -535,59 +463,6 @@ export class Quantity {
   /** -1, 0 or 1. */
   sign(): -1 | 0 | 1 {
     return this.unscaled === 0n ? 0 : this.unscaled > 0n ? 1 : -1;
-  }
-
-  /** Go's `Value()`: whole units, rounded up (see `scaledValue`). */
-  value(): bigint {
-    return this.scaledValue(0);
-  }
-
-  /** Go's `MilliValue()`: thousandths, rounded up (see `scaledValue`). */
-  milliValue(): bigint {
-    return this.scaledValue(-3);
-  }
-
-  /**
-   * Go's `ScaledValue(scale)`: the value in units of 10^scale as an int64. A positive fraction
-   * rounds up; negative values and values beyond int64 give exactly what Go gives (rounding away
-   * from zero or towards +inf, and wrap-around, depending on Go's internal representation).
-   */
-  scaledValue(scale: number): bigint {
-    const { unscaled: u, scale: s } = this;
-    if (!this.big) {
-      return s < scale ? negativeScaleInt64(u, scale - s).result : positiveScaleInt64(u, s - scale);
-    }
-    const dif = scale - s;
-    if (dif === 0) return wrap64(u);
-    if (dif < 0) {
-      // unscaled.Int64() * int64(math.Pow10(-dif)); out-of-range float->int64 is -2^63 on amd64.
-      const factor = -dif <= 18 ? pow10(-dif) : INT64_MIN;
-      return wrap64(wrap64(u) * factor);
-    }
-    if (u < INT64_MAX && dif < 19) {
-      const x = wrap64(u);
-      const d = pow10(dif);
-      return x % d !== 0n ? x / d + 1n : x / d;
-    }
-    // big.Int DivMod (Euclidean, so the quotient is the floor), then `result.Int64() + 1`.
-    let q: bigint;
-    let exact: boolean;
-    if (dif > digitCount(u)) {
-      q = u < 0n ? -1n : 0n;
-      exact = u === 0n;
-    } else {
-      const d = pow10(dif);
-      q = u / d;
-      const r = u % d;
-      if (r < 0n) q -= 1n;
-      exact = r === 0n;
-    }
-    return wrap64(wrap64(q) + (exact ? 0n : 1n));
-  }
-
-  /** For util.inspect / test diffs. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `Quantity(${this.toString()}, ${this.format})`;
   }
 }
 
@@ -626,7 +501,7 @@ export function parseQuantity(input: QuantityInput): Quantity {
 }
 
 /** A quantity as is, or parsed. */
-export function toQuantity(q: QuantityLike): Quantity {
+function toQuantity(q: QuantityLike): Quantity {
   return q instanceof Quantity ? q : Quantity.parse(q);
 }
 
@@ -652,41 +527,9 @@ export function addQuantities(a: QuantityLike, b: QuantityLike): Quantity {
   return toQuantity(a).add(b);
 }
 
-/** a - b, like Go's `a.Sub(b)`. */
-export function subtractQuantities(a: QuantityLike, b: QuantityLike): Quantity {
-  return toQuantity(a).sub(b);
-}
-
-/**
- * The sum of all items, as Go computes it by adding each into a zero `resource.Quantity{}`: the
- * result takes the format of the first non-zero item. An empty list gives `0`.
- */
-export function sumQuantities(items: Iterable<QuantityLike>): Quantity {
-  let total = Quantity.fromInt(0);
-  for (const item of items) total = total.add(item);
-  return total;
-}
-
 /** -1, 0 or 1 (Go's `a.Cmp(b)`). */
 export function compareQuantities(a: QuantityLike, b: QuantityLike): -1 | 0 | 1 {
   return toQuantity(a).cmp(b);
-}
-
-/**
- * The smaller of the two; `b` when they are equal, i.e. `a.cmp(b) >= 0 ? b : a`. This is the
- * "cap" idiom `if total.Cmp(limit) >= 0 { total = limit }`: `minQuantity(total, limit)`.
- */
-export function minQuantity(a: QuantityLike, b: QuantityLike): Quantity {
-  const qa = toQuantity(a);
-  const qb = toQuantity(b);
-  return qa.cmp(qb) >= 0 ? qb : qa;
-}
-
-/** The larger of the two; `b` when they are equal. */
-export function maxQuantity(a: QuantityLike, b: QuantityLike): Quantity {
-  const qa = toQuantity(a);
-  const qb = toQuantity(b);
-  return qa.cmp(qb) <= 0 ? qb : qa;
 }
 
 /** A DecimalSI quantity of `n` thousandths (Go's `NewMilliQuantity(n, DecimalSI)`): 500 -> `500m`, 2000 -> `2`. */
@@ -694,7 +537,3 @@ export function millicores(n: number | bigint): Quantity {
   return Quantity.fromMilli(n);
 }
 
-/** A quantity of `n` units (Go's `NewQuantity(n, format)`), DecimalSI unless told. */
-export function quantityFromInt(n: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
-  return Quantity.fromInt(n, format);
-}

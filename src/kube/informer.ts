@@ -10,7 +10,7 @@
  * status from the older copy; and handlers are told when an event only echoes our write.
  */
 import { COMPOSER } from '../model/labels.ts';
-import { jitter, KubeApiError, type KubeClient, type WatchHandle } from './kube-client.ts';
+import { jitter, KubeApiError, type KubeClient, type WatchHandle } from './client.ts';
 
 export interface CachedObject {
   apiVersion: string;

@@ -209,7 +209,7 @@ export class KubeClient {
 
   resource(apiVersion: string, kind: string): KindResource {
     const r = KIND_RESOURCES[`${apiVersion}/${kind}`];
-    if (!r) throw new Error(`unknown kind ${apiVersion} ${kind}: add it to src/controller/resources.ts`);
+    if (!r) throw new Error(`unknown kind ${apiVersion} ${kind}: add it to src/kube/resources.ts`);
     return r;
   }
 

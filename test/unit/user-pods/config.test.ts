@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadUserPodsConfig } from '../../../src/userpods/config.ts';
-import { checkWhitelist, parseManifest, parseManifestPrefix, type ManifestPrefix } from '../../../src/userpods/manifest.ts';
+import { loadUserPodsConfig } from '../../../src/user-pods/config.ts';
+import { checkWhitelist, parseManifest, parseManifestPrefix, type ManifestPrefix } from '../../../src/user-pods/manifest.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'userpods-config-'));
 const file = (name: string, text: string) => {

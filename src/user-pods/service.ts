@@ -6,8 +6,8 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/types.ts';
 import { renderStartObjects, renderTokenSecret, renderUserPod, type LivePod } from '../compose/user-pods.ts';
-import { serverSideApply } from '../controller/apply-set.ts';
-import { isNotFound, KubeApiError, type KubeClient } from '../controller/kube-client.ts';
+import { KubeApiError, type KubeClient } from '../kube/client.ts';
+import { deleteObject, getObject, listObjects, serverSideApply } from '../kube/objects.ts';
 import {
   CREATED_FOR_POD_LABEL,
   USER_POD_ANNOTATION,
@@ -163,7 +163,7 @@ export class UserPodsService {
     if (pods.length === 0) return [];
     const names = pods.map((p) => p.metadata.name).join(',');
     const selector = `${CREATED_FOR_POD_LABEL} in (${names})`;
-    const [services, secrets] = await Promise.all([this.list('Service', selector), this.list('Secret', selector)]);
+    const [services, secrets] = await Promise.all([listObjects(this.client, 'v1', 'Service', this.ns, { labelSelector: selector }), listObjects(this.client, 'v1', 'Secret', this.ns, { labelSelector: selector })]);
     return pods.map((p) => this.podInfo(p, services, secrets));
   }
 
@@ -202,7 +202,7 @@ export class UserPodsService {
       }
       // The storage must be this user's (checked by its labels) before the pod is made to mount it.
       for (const o of storage) {
-        const live = await this.get(o.apiVersion, o.kind, o.metadata.name);
+        const live = await getObject(this.client, o.apiVersion, o.kind, this.ns, o.metadata.name);
         if (live && ownerFromLabels(live.metadata.labels) !== input.user_id) {
           this.log.error({ user: input.user_id, kind: o.kind, name: o.metadata.name, owner: ownerFromLabels(live.metadata.labels) }, 'storage name taken by another user');
           throw new RequestError(409, `the storage ${o.metadata.name} of user ${input.user_id} exists and is not theirs; nothing was created (see the server log)`);
@@ -414,7 +414,7 @@ export class UserPodsService {
     const namesake = live && live.metadata.uid !== uid ? live.metadata : undefined;
     const selector = `${CREATED_FOR_POD_LABEL}=${podName}`;
     for (const [apiVersion, kind] of [['v1', 'Service'], ['networking.k8s.io/v1', 'Ingress'], ['v1', 'Secret']] as const) {
-      for (const o of (await this.list(kind, selector, apiVersion)) as Owned[]) {
+      for (const o of await listObjects<Owned>(this.client, apiVersion, kind, this.ns, { labelSelector: selector })) {
         const owned = (o.metadata.ownerReferences ?? []).some((r) => r.kind === 'Pod');
         const ours = owned ? madeFor(o, { uid }) : !namesake || !madeFor(o, namesake);
         if (ours) await this.deleteObject(apiVersion, kind, o.metadata.name, o.metadata.uid);
@@ -430,7 +430,7 @@ export class UserPodsService {
     const targets: { kind: 'PersistentVolumeClaim' | 'PersistentVolume'; name: string }[] = [];
     for (const name of new Set([userStorageName(userId), legacyUserStorageName(userId)])) {
       for (const kind of ['PersistentVolumeClaim', 'PersistentVolume'] as const) {
-        const live = await this.get('v1', kind, name);
+        const live = await getObject(this.client, 'v1', kind, this.ns, name);
         if (!live) continue;
         if (ownerFromLabels(live.metadata.labels) !== userId) {
           if (name === userStorageName(userId)) this.log.error({ user: userId, kind, name }, 'storage of this name belongs to another user: left alone');
@@ -442,7 +442,7 @@ export class UserPodsService {
     }
     const deadline = this.now() + timeoutMs;
     while (!this.stopped) {
-      const left = await Promise.all(targets.map((t) => this.get('v1', t.kind, t.name)));
+      const left = await Promise.all(targets.map((t) => getObject(this.client, 'v1', t.kind, this.ns, t.name)));
       if (left.every((o) => o === undefined)) return true;
       if (this.now() >= deadline) {
         this.log.warn({ user: userId, storage: targets.map((t) => t.name) }, 'user storage not deleted in time');
@@ -493,37 +493,19 @@ export class UserPodsService {
     return e as Error;
   }
 
-  private async listPods(labelSelector?: string, fieldSelector?: string): Promise<Pod[]> {
-    return (await this.list('Pod', labelSelector, 'v1', fieldSelector)) as unknown as Pod[];
+  private listPods(labelSelector?: string, fieldSelector?: string): Promise<Pod[]> {
+    return listObjects<Pod>(this.client, 'v1', 'Pod', this.ns, { labelSelector, fieldSelector });
   }
 
-  private async list(kind: string, labelSelector?: string, apiVersion = 'v1', fieldSelector?: string): Promise<KubeObject[]> {
-    const res = await this.client.request<{ items: KubeObject[] }>('GET', this.client.path(apiVersion, kind, this.ns), { query: { labelSelector, fieldSelector } });
-    return res.items;
+  private getPod(name: string): Promise<Pod | undefined> {
+    return getObject<Pod>(this.client, 'v1', 'Pod', this.ns, name);
   }
 
-  private async getPod(name: string): Promise<Pod | undefined> {
-    return (await this.get('v1', 'Pod', name)) as Pod | undefined;
-  }
-
-  private async get(apiVersion: string, kind: string, name: string): Promise<KubeObject | undefined> {
-    try {
-      return await this.client.request<KubeObject>('GET', this.client.path(apiVersion, kind, this.ns, name));
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
-  /** Deletes an object; with `uid`, only that instance (a namesake made since is a 409, left alone). */
+  /** Deletes an object of the namespace; with `uid`, only that instance (a namesake made since is a 409, left alone). */
   private async deleteObject(apiVersion: string, kind: string, name: string, uid?: string): Promise<void> {
     try {
-      await this.client.request('DELETE', this.client.path(apiVersion, kind, this.ns, name), {
-        query: { propagationPolicy: 'Background' },
-        body: uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined,
-      });
+      await deleteObject(this.client, apiVersion, kind, this.ns, name, uid);
     } catch (e) {
-      if (isNotFound(e)) return;
       if (uid && e instanceof KubeApiError && e.code === 409) {
         this.log.warn({ kind, name, uid }, 'not deleted: the object of that name is another instance now');
         return;

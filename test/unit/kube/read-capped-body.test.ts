@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readCappedBody } from '../../../src/controller/http-endpoints.ts';
+import { readCappedBody } from '../../../src/kube/http-endpoints.ts';
 
 const request = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c))) as unknown as IncomingMessage;
 

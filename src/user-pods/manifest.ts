@@ -6,7 +6,7 @@
  * could leave the whitelist), and must be one v1 Pod.
  */
 import { parseAllDocuments } from 'yaml';
-import type { ManifestPodSpec } from '../../constructs/userpod/user-pod.ts';
+import type { ManifestPodSpec } from '../../constructs/user-pods/user-pod.ts';
 import { badRequest } from './errors.ts';
 
 export interface ManifestPod {
