@@ -119,7 +119,7 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
-type Stats = { reconciledOk: number; requests: number; writes: number; reconciles: number; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; heapTotalMb: number; externalMb: number; peakRssMb: number };
+type Stats = { reconciledOk: number; requests: number; writes: number; reconciles: number; byKind: Record<string, number>; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; heapTotalMb: number; externalMb: number; peakRssMb: number };
 
 function ask<T = { stats: Stats }>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve) => {
@@ -256,6 +256,7 @@ try {
     ownCount: A.s1.requests - A.s0.requests,
     cpuPer1k: per1k(A.cpu, FIRST),
     reconciles: A.s1.reconciles - A.s0.reconciles,
+    reconcilesByKind: kindDelta(A.s0.byKind, A.s1.byKind),
     failedReconciles: A.s1.failed - A.s0.failed,
     peakRssMb: A.s1.peakRssMb,
     byVerb: A.audit.byVerb,
@@ -264,7 +265,7 @@ try {
   };
   log(`burst: ${JSON.stringify(burst)}`);
   rows.push(
-    `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once, client ${QPS}/${BURST} | every Instance reconciled successfully (children applied, status written) in **${(A.ms / 1000).toFixed(1)} s** (the client needed ${(A.createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles, ${burst.failedReconciles} failed; **${burst.requestsPerInstance} API requests per Instance** by the API server's audit log (${burst.readsPerInstance} reads, ${burst.writesPerInstance} writes; ${verbs(A.audit.byVerb)}); **${burst.cpuPer1k} CPU-s per 1k Instances**; load ${burst.load} |`,
+    `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once, client ${QPS}/${BURST} | every Instance reconciled successfully (children applied, status written) in **${(A.ms / 1000).toFixed(1)} s** (the client needed ${(A.createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles (${burst.reconcilesByKind}), ${burst.failedReconciles} failed; **${burst.requestsPerInstance} API requests per Instance** by the API server's audit log (${burst.readsPerInstance} reads, ${burst.writesPerInstance} writes; ${verbs(A.audit.byVerb)}); **${burst.cpuPer1k} CPU-s per 1k Instances**; load ${burst.load} |`,
     `| children live after the burst | ${Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(', ')} |`,
     `| peak RSS during the burst | **${burst.peakRssMb} MB** (RSS ${A.s0.rssMb} MB before it) |`,
   );
@@ -349,6 +350,16 @@ try {
 } finally {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   if (!process.env.BENCH_KEEP_CLUSTER) execFileSync(TEST_CLUSTER_SCRIPT, ['stop'], { env, stdio: 'inherit' });
+}
+
+/** "1800 Instance, 900 Instance status, …": reconciles by kind between two stats. */
+function kindDelta(from: Record<string, number>, to: Record<string, number>): string {
+  return Object.entries(to)
+    .map(([k, v]) => [k, v - (from[k] ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
 }
 
 /** "570 patch deployments, …": the requests by verb and resource, most first (watches left out: one per informer). */

@@ -139,11 +139,14 @@ export function watchTenants(caches: Caches, enqueue: (key: string) => void): vo
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(`Tenant/${obj.metadata.name}`);
   });
-  // The keep-alive counts the Instances of the personal namespace.
+  // The keep-alive asks only whether the personal namespace holds Instances: its first one
+  // created, or its last one deleted (not every Instance of a burst).
   caches.instances.on((type, obj) => {
     if (type === 'update') return;
     const tenant = (obj.spec as Instance['spec'])['tenant.crownlabs.polito.it/TenantRef']?.name;
-    if (tenant && obj.metadata.namespace === tenantNamespaceName(tenant)) enqueue(`Tenant/${tenant}`);
+    if (!tenant || obj.metadata.namespace !== tenantNamespaceName(tenant)) return;
+    const left = caches.instances.byIndex('namespace', obj.metadata.namespace).length;
+    if (left === (type === 'add' ? 1 : 0)) enqueue(`Tenant/${tenant}`);
   });
   // A PV bound to a MyDrive PVC: the Tenant owning that PVC.
   caches.persistentVolumes.on((_t, pv) => {
