@@ -39,10 +39,15 @@ function vmiInstanceKey(obj: CachedObject): string | undefined {
 }
 
 /**
- * Nothing we render changed: an update of the status alone, or any event of a VMI that KubeVirt
- * made for a persistent VM (owned by the VM: never rendered, applied or pruned, only read).
+ * Nothing we render changed: an update of the status alone; any event of a VMI that KubeVirt made
+ * for a persistent VM (owned by the VM: never rendered, applied or pruned, only read); or an
+ * Instance's child appearing with the Instance as its controller, which only our apply creates:
+ * the watch brought it before the apply's answer was read (the full reconcile is running or done).
  */
 function statusOnly(type: InformerEvent, obj: CachedObject, old: CachedObject | undefined): boolean {
-  if (obj.kind === 'VirtualMachineInstance' && (obj.metadata.ownerReferences ?? []).some((r) => r.controller && r.kind === 'VirtualMachine')) return true;
+  const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.controller);
+  if (obj.kind === 'VirtualMachineInstance' && owner?.kind === 'VirtualMachine') return true;
+  if (type === 'add') return owner?.kind === 'Instance';
   return type === 'update' && !!old && onlyStatusChanged(obj, old);
 }
+

@@ -20,7 +20,7 @@ import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { reconcileInstance, reconcileInstanceStatus, watchInstances } from './reconcile-instance.ts';
 import { reconcileSnapshot, watchSnapshots } from './reconcile-snapshot.ts';
-import { reconcileTenant, watchTenants } from './reconcile-tenant.ts';
+import { personalNamespaceKeepAlive, reconcileTenant, watchTenants } from './reconcile-tenant.ts';
 import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -147,7 +147,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   watchInstances(caches, enqueue);
   watchAutomation(caches, automation, enqueue, (key) => queue.cancelAfter(key));
-  watchTenants(caches, enqueue);
+  watchTenants(caches, enqueue, (t) => personalNamespaceKeepAlive(t, 0, ctx.now(), ctx.tenantNsKeepAliveMs).keep);
   watchWorkspaces(caches, enqueue);
   watchSnapshots(caches, enqueue);
   for (const inf of new Set(caches.children.values())) {

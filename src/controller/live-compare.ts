@@ -70,16 +70,26 @@ function scalarEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Annotations the API server's controllers write on objects we render and that no construct
- * renders: a change of one cannot be drift (the Deployment controller's revision, KubeVirt's
- * observed API versions).
+ * Annotations that the API server's controllers write on objects we render and that no construct
+ * renders: a change of one cannot be drift (the Deployment controller's revision, the PV binder's
+ * and provisioner's marks on a claim, the scheduler's node choice, KubeVirt's observed API versions).
  */
-const SERVER_ANNOTATIONS = new Set(['deployment.kubernetes.io/revision', 'kubevirt.io/latest-observed-api-version', 'kubevirt.io/storage-observed-api-version']);
+const SERVER_ANNOTATIONS = new Set([
+  'deployment.kubernetes.io/revision',
+  'pv.kubernetes.io/bind-completed',
+  'pv.kubernetes.io/bound-by-controller',
+  'volume.beta.kubernetes.io/storage-provisioner',
+  'volume.kubernetes.io/storage-provisioner',
+  'volume.kubernetes.io/selected-node',
+  'kubevirt.io/latest-observed-api-version',
+  'kubevirt.io/storage-observed-api-version',
+]);
 
 /**
- * Whether an update of a live object changed nothing but its status (and resourceVersion,
- * generation or an annotation of `SERVER_ANNOTATIONS`): every field we render is as it was, so
- * there is no drift to repair, only a status to read.
+ * Whether an update of a live object changed nothing we render, only what the server owns: the
+ * status, resourceVersion, generation, an annotation of `SERVER_ANNOTATIONS`, and the volume a
+ * claim gets bound to (no construct renders `volumeName` for the controller's sets). There is no
+ * drift to repair then, only a status to read.
  */
 export function onlyStatusChanged(obj: Record<string, unknown>, old: Record<string, unknown>): boolean {
   const keys = new Set([...Object.keys(obj), ...Object.keys(old)]);
@@ -87,6 +97,9 @@ export function onlyStatusChanged(obj: Record<string, unknown>, old: Record<stri
     if (k === 'status') continue;
     if (k === 'metadata') {
       if (!sameMetadata(obj.metadata as Record<string, unknown> | undefined, old.metadata as Record<string, unknown> | undefined)) return false;
+    } else if (k === 'spec' && obj.kind === 'PersistentVolumeClaim' && !(old.spec as { volumeName?: string } | undefined)?.volumeName) {
+      const { volumeName: _bound, ...spec } = (obj.spec ?? {}) as Record<string, unknown>;
+      if (!sameJson(spec, old.spec ?? {})) return false;
     } else if (!sameJson(obj[k], old[k])) return false;
   }
   return true;

@@ -56,12 +56,30 @@ describe('onlyStatusChanged', () => {
 });
 
 describe('childEventRequest', () => {
-  it('a status change of an Instance child: light; a spec change, an add or a delete: full', () => {
+  it('a status change of an Instance child: light; a spec change or a delete: full', () => {
     const a = deployment('1');
     expect(childEventRequest('update', deployment('2', { status: { readyReplicas: 1 } }), a, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
     expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), a, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
-    expect(childEventRequest('add', a, undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
     expect(childEventRequest('delete', a, undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
+  });
+  it('an added child the Instance controls is our apply seen before its answer: light; one it does not control: full', () => {
+    expect(childEventRequest('add', deployment('1'), undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
+    const foreign = deployment('1');
+    foreign.metadata.ownerReferences = [];
+    expect(childEventRequest('add', foreign, undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
+  });
+  it('a claim bound by the PV controller (volumeName, binder and provisioner annotations) changed nothing we render', () => {
+    const pvc = (rv: string, spec: Record<string, unknown>, annotations: Record<string, string> = {}): CachedObject => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'c', namespace: 'tenant-a', resourceVersion: rv, annotations: { [PARENT]: 'Instance/tenant-a/c', ...annotations } },
+      spec,
+    });
+    const unbound = pvc('1', { resources: { requests: { storage: '1Gi' } } });
+    const bound = pvc('2', { resources: { requests: { storage: '1Gi' } }, volumeName: 'pv-1' }, { 'pv.kubernetes.io/bind-completed': 'yes', 'volume.kubernetes.io/storage-provisioner': 'csi' });
+    expect(onlyStatusChanged(bound, unbound)).toBe(true);
+    expect(onlyStatusChanged(pvc('3', { resources: { requests: { storage: '2Gi' } }, volumeName: 'pv-1' }), unbound)).toBe(false);
+    expect(onlyStatusChanged(pvc('3', { resources: { requests: { storage: '1Gi' } }, volumeName: 'pv-2' }), bound)).toBe(false);
   });
   it('the echo of our own write, or an event without a new resourceVersion, asks nothing', () => {
     expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), deployment('1'), true)).toBeUndefined();
