@@ -17,6 +17,8 @@ let requests = 0;
 let writes = 0;
 let reconciles = 0;
 let failed = 0;
+/** Reconciles by parent kind; `Instance status` counts the status-only path apart. */
+const byKind: Record<string, number> = {};
 /** Instances reconciled successfully at least once (children applied, status written if it changed). */
 const reconciledInstances = new Set<string>();
 const handle = await startController({
@@ -32,8 +34,10 @@ const handle = await startController({
     requests++;
     if (r.method !== 'GET') writes++;
   },
-  onReconcile: (key, outcome) => {
+  onReconcile: (key, outcome, statusOnly) => {
     reconciles++;
+    const kind = `${key.slice(0, key.indexOf('/'))}${statusOnly ? ' status' : ''}`;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
     if (outcome === 'error') failed++;
     else if (key.startsWith('Instance/')) reconciledInstances.add(key);
   },
@@ -46,6 +50,7 @@ function stats() {
     requests,
     writes,
     reconciles,
+    byKind: { ...byKind },
     failed,
     instances: instances.length,
     // A VM has no phase without KubeVirt (none is written): a written status is any status.

@@ -79,12 +79,12 @@ export class Inventory {
   upsert(object: InputObject, source?: Source): void {
     this.mapFor(object).set(objectKey(object), object);
     if (source) this.sources.set(object, source);
-    this.managersIndex = undefined;
   }
 
+  // Only a Tenant change drops the managers index (`mapFor`): the controller upserts an Instance
+  // with every status write, and rebuilding (sorting every Tenant) per reconcile was measurable.
   remove(object: Pick<InputObject, 'kind' | 'metadata'>): void {
     this.mapFor(object as InputObject).delete(objectKey(object));
-    this.managersIndex = undefined;
   }
 
   /** Every object held, in a stable order (kinds, then keys as inserted). */

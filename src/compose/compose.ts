@@ -7,7 +7,7 @@ import type { Inventory } from '../api/inventory.ts';
 import type { Problem } from '../api/problems.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, type InstanceSnapshot, type KubeObject, type Tenant } from '../api/types.ts';
 import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
-import { planInstance } from '../model/instance-plan.ts';
+import { planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
@@ -25,6 +25,8 @@ export interface RenderUnit {
   readonly parent: ParentRef;
   /** Input keys (`Kind/ns/name`) whose change can change this set; watch mode re-renders on them. */
   readonly dependsOn: readonly string[];
+  /** An Instance's plan, which the set is built from (the controller derives its status from it too). */
+  readonly plan?: InstancePlan;
   build(app: App): Chart;
 }
 
@@ -151,6 +153,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     units.push({
       id: `instances/${ns}/${instance.metadata.name}`,
       parent,
+      plan,
       dependsOn: [
         parentKey(parent),
         `Template/${tref.namespace}/${tref.name}`,

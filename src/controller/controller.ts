@@ -8,9 +8,9 @@ import { pino, type Logger } from 'pino';
 import type { Tenant } from '../api/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
-import { COMPOSER, LABEL } from '../model/labels.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { Caches } from './caches.ts';
+import { childEventRequest } from './child-events.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { EventRecorder } from './events.ts';
 import { Automation, watchAutomation, type AutomationOptions } from './instance-automation.ts';
@@ -18,9 +18,9 @@ import { close, healthHandler, listen, metricsHandler } from '../kube/http-endpo
 import { KubeClient, type RequestRecord } from '../kube/client.ts';
 import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { reconcileInstance, watchInstances } from './reconcile-instance.ts';
+import { reconcileInstance, reconcileInstanceStatus, watchInstances } from './reconcile-instance.ts';
 import { reconcileSnapshot, watchSnapshots } from './reconcile-snapshot.ts';
-import { reconcileTenant, watchTenants } from './reconcile-tenant.ts';
+import { personalNamespaceKeepAlive, reconcileTenant, watchTenants } from './reconcile-tenant.ts';
 import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -53,8 +53,8 @@ export interface ControllerOptions {
   onRequest?: (r: RequestRecord) => void;
   /** Called with the status of every answer of the API server (tests count 403s). */
   onResponse?: (r: RequestRecord & { code: number }) => void;
-  /** Called after every reconcile with its key and outcome (tests, tracing). */
-  onReconcile?: (key: string, outcome: 'success' | 'error') => void;
+  /** Called after every reconcile with its key and outcome (tests, tracing); `statusOnly`: the Instance status-only path. */
+  onReconcile?: (key: string, outcome: 'success' | 'error', statusOnly: boolean) => void;
   now?: () => number;
   /** Instance automation (docs/behaviour.md §8); every part is off unless enabled. */
   automation?: AutomationOptions;
@@ -147,20 +147,23 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   watchInstances(caches, enqueue);
   watchAutomation(caches, automation, enqueue, (key) => queue.cancelAfter(key));
-  watchTenants(caches, enqueue);
+  watchTenants(caches, enqueue, (t) => personalNamespaceKeepAlive(t, 0, ctx.now(), ctx.tenantNsKeepAliveMs).keep);
   watchWorkspaces(caches, enqueue);
   watchSnapshots(caches, enqueue);
   for (const inf of new Set(caches.children.values())) {
-    inf.on((_type, obj, old, own) => {
-      // `own`: the echo of an apply or prune of the parent's reconcile, which saw the answer.
-      if (own || (old && old.metadata.resourceVersion === obj.metadata.resourceVersion)) return;
-      const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
-      if (parent && /^(Instance|Tenant|Workspace|InstanceSnapshot)\//.test(parent)) enqueue(parent);
-      else if (obj.kind === 'VirtualMachineInstance' && obj.metadata.labels?.[LABEL.instance]) {
-        enqueue(`Instance/${obj.metadata.namespace}/${obj.metadata.labels[LABEL.instance]}`);
-      }
+    inf.on((type, obj, old, own) => {
+      const req = childEventRequest(type, obj, old, own);
+      if (!req) return;
+      if (!req.light) return enqueue(req.key);
+      queue.addLight(req.key);
+      metrics.queueDepth.set(queue.depth);
     });
   }
+  /** Instances whose last full reconcile succeeded: only those may take the status-only path. */
+  const converged = new Set<string>();
+  caches.instances.on((type, obj) => {
+    if (type === 'delete') converged.delete(`Instance/${obj.metadata.namespace}/${obj.metadata.name}`);
+  });
 
   let ready = false;
   let health: Awaited<ReturnType<typeof listen>> | undefined;
@@ -218,25 +221,34 @@ export async function startController(options: ControllerOptions): Promise<Contr
     return rqMax > 0 && inf?.get(undefined, a) ? Math.floor(rqMin + Math.random() * (rqMax - rqMin)) : undefined;
   };
 
-  const reconcile = async (key: string): Promise<ReconcileResult> => {
+  const reconcile = async (key: string, light: boolean): Promise<ReconcileResult> => {
     const [kind, a, b] = key.split('/');
     const t0 = performance.now();
+    const statusOnly = light && kind === 'Instance' && converged.has(key);
     try {
       let result: ReconcileResult;
-      if (kind === 'Instance') result = await reconcileInstance(ctx, a, b);
+      if (statusOnly) result = await reconcileInstanceStatus(ctx, a, b);
+      else if (kind === 'Instance') {
+        converged.delete(key);
+        result = await reconcileInstance(ctx, a, b);
+        if (caches.instances.get(a, b)) converged.add(key);
+      }
       else if (kind === 'Tenant') result = await reconcileTenant(ctx, a);
       else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
       else if (kind === 'InstanceSnapshot') result = await reconcileSnapshot(ctx, a, b);
       else if (automation.handles(kind)) result = await automation.reconcile(ctx, kind, a, b);
       else result = {};
       metrics.reconciles.inc({ kind, result: 'success' });
-      options.onReconcile?.(key, 'success');
+      if (statusOnly) metrics.statusOnlyReconciles.inc();
+      options.onReconcile?.(key, 'success', statusOnly);
       const periodic = periodicRequeue(kind, a, b);
       if (periodic !== undefined) return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, periodic) };
       return result;
     } catch (e) {
+      // The retry (a full add, after a back-off) composes and applies again.
+      converged.delete(key);
       metrics.reconciles.inc({ kind, result: 'error' });
-      options.onReconcile?.(key, 'error');
+      options.onReconcile?.(key, 'error', statusOnly);
       metrics.errors.inc({ kind, reason: 'reconcile' });
       throw e;
     } finally {

@@ -68,3 +68,66 @@ function scalarEqual(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Annotations that the API server's controllers write on objects we render and that no construct
+ * renders: a change of one cannot be drift (the Deployment controller's revision, the PV binder's
+ * and provisioner's marks on a claim, the scheduler's node choice, KubeVirt's observed API versions).
+ */
+const SERVER_ANNOTATIONS = new Set([
+  'deployment.kubernetes.io/revision',
+  'pv.kubernetes.io/bind-completed',
+  'pv.kubernetes.io/bound-by-controller',
+  'volume.beta.kubernetes.io/storage-provisioner',
+  'volume.kubernetes.io/storage-provisioner',
+  'volume.kubernetes.io/selected-node',
+  'kubevirt.io/latest-observed-api-version',
+  'kubevirt.io/storage-observed-api-version',
+]);
+
+/**
+ * Whether an update of a live object changed nothing we render, only what the server owns: the
+ * status, resourceVersion, generation, an annotation of `SERVER_ANNOTATIONS`, and the volume a
+ * claim gets bound to (no construct renders `volumeName` for the controller's sets). There is no
+ * drift to repair then, only a status to read.
+ */
+export function onlyStatusChanged(obj: Record<string, unknown>, old: Record<string, unknown>): boolean {
+  const keys = new Set([...Object.keys(obj), ...Object.keys(old)]);
+  for (const k of keys) {
+    if (k === 'status') continue;
+    if (k === 'metadata') {
+      if (!sameMetadata(obj.metadata as Record<string, unknown> | undefined, old.metadata as Record<string, unknown> | undefined)) return false;
+    } else if (k === 'spec' && obj.kind === 'PersistentVolumeClaim' && !(old.spec as { volumeName?: string } | undefined)?.volumeName) {
+      const { volumeName: _bound, ...spec } = (obj.spec ?? {}) as Record<string, unknown>;
+      if (!sameJson(spec, old.spec ?? {})) return false;
+    } else if (!sameJson(obj[k], old[k])) return false;
+  }
+  return true;
+}
+
+function sameMetadata(a: Record<string, unknown> = {}, b: Record<string, unknown> = {}): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    if (k === 'resourceVersion' || k === 'generation' || k === 'managedFields') continue;
+    if (k === 'annotations') {
+      const x = (a.annotations ?? {}) as Record<string, unknown>;
+      const y = (b.annotations ?? {}) as Record<string, unknown>;
+      for (const n of new Set([...Object.keys(x), ...Object.keys(y)])) if (!SERVER_ANNOTATIONS.has(n) && x[n] !== y[n]) return false;
+    } else if (!sameJson(a[k], b[k])) return false;
+  }
+  return true;
+}
+
+/** Deep equality of JSON values (key order ignored). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => sameJson(v, bb[i]));
+  }
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}

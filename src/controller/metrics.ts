@@ -9,6 +9,11 @@ export class ControllerMetrics {
   readonly applies = new Counter({ name: 'crownlabs_controller_applies_total', help: 'Server-side applies sent', labelNames: ['kind'] as const, registers: [this.registry] });
   readonly writeSkips = new Counter({ name: 'crownlabs_controller_write_skips_total', help: 'Objects not sent because the live object already holds them', labelNames: ['kind'] as const, registers: [this.registry] });
   readonly prunes = new Counter({ name: 'crownlabs_controller_prunes_total', help: 'Owned objects deleted because they are no longer rendered', labelNames: ['kind'] as const, registers: [this.registry] });
+  readonly statusOnlyReconciles = new Counter({
+    name: 'crownlabs_controller_status_only_reconciles_total',
+    help: "Instance reconciles that only derived the status again (a child's status changed): nothing composed or applied",
+    registers: [this.registry],
+  });
   readonly statusWrites = new Counter({ name: 'crownlabs_controller_status_writes_total', help: 'Status subresource writes', labelNames: ['kind'] as const, registers: [this.registry] });
   readonly latency = new Histogram({
     name: 'crownlabs_controller_reconcile_duration_seconds',

@@ -7,9 +7,9 @@
  * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
  */
 import { myDriveShare } from './reconcile-tenant.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Tenant } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
-import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
+import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
 import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
@@ -65,7 +65,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   const key = `${namespace}/${name}`;
-  // One resolver for the set and the status plan: both see the share of the bound PV.
+  // The share of the bound PV (the status-only path derives its plan with the same resolver).
   const share = (t: Tenant) => myDriveShare(ctx, t);
   const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share });
   const unit = composition.units[0];
@@ -82,20 +82,50 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
     await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(`Instance ${key}: ${message}`);
   }
-
-  const { plan, problems } = planInstance(instance, inv, ctx.config, share);
-  if (!plan) {
-    // Not expected after a composition that rendered (same inputs, same resolver): reported, never a crash.
-    const message = problems.map((p) => p.message).join('; ') || 'no plan for the status';
-    await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message);
-    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
-    throw new Error(`Instance ${key}: ${message}`);
-  }
+  // The plan the set was built from (compose derived it: not derived a second time).
+  const plan = unit.plan;
+  if (!plan) throw new Error(`Instance ${key}: composed without a plan`);
   // The children as the apply left them: the server's answers (a Deployment created a moment ago
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.
-  const childOf = (apiVersion: string, kind: string, name: string) =>
-    (outcome.live.get(`${kind}/${namespace}/${name}`) ?? ctx.caches.child(apiVersion, kind)?.get(namespace, name)) as Record<string, unknown> | undefined;
+  await writeStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child)));
+  return {};
+}
+
+/**
+ * The status-only path: only a child's status changed (a Deployment became available, a VMI got
+ * its IP), so the Instance's status is derived again from the cached children, without composing
+ * or applying its set. The caller runs it only after a successful full reconcile of the Instance
+ * and while no input or child spec change is pending (WorkQueue's light runs); anything unusual
+ * (the Instance's own metadata not yet written, no plan) falls back to the full reconcile.
+ */
+export async function reconcileInstanceStatus(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
+  const live = ctx.caches.instances.get(namespace, name);
+  if (!live || live.metadata.deletionTimestamp || !whitelisted(ctx, namespace)) return {};
+  const inv = ctx.caches.inventory;
+  const instance = inv.instances.get(`${namespace}/${name}`);
+  const template = instance && inv.templateOf(instance);
+  if (!instance || !template || !ownMetadataWritten(instance, template)) return reconcileInstance(ctx, namespace, name);
+  const { plan } = planInstance(instance, inv, ctx.config, (t: Tenant) => myDriveShare(ctx, t));
+  if (!plan) return reconcileInstance(ctx, namespace, name);
+  await writeStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child)));
+  return {};
+}
+
+/** Whether the Instance already holds its own labels, prettyName and frozen Template spec (the full reconcile's first write). */
+function ownMetadataWritten(instance: Instance, template: Template): boolean {
+  if (!instance.spec.prettyName || !instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) return false;
+  return Object.entries(instanceOwnLabels(instance, template)).every(([k, v]) => instance.metadata.labels?.[k] === v);
+}
+
+type ChildLookup = (apiVersion: string, kind: string, name: string) => Record<string, unknown> | undefined;
+
+function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, namespace: string, name: string): Record<string, unknown> | undefined {
+  return ctx.caches.child(apiVersion, kind)?.get(namespace, name);
+}
+
+/** The status an Instance's plan and children give (docs/behaviour.md §7.2 steps 6–7). */
+function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup): Record<string, unknown> {
   const phases: InstancePhase[] = plan.environments.map((env) => {
     const get = (apiVersion: string, kind: string) => childOf(apiVersion, kind, env.name) as never;
     if (env.isVM) {
@@ -114,8 +144,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
     status.initialReadyTime = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
   }
-  await writeStatus(ctx, live, status);
-  return {};
+  return status;
 }
 
 /** docs/behaviour.md §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */

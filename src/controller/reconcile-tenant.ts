@@ -134,16 +134,27 @@ async function deleteTenant(ctx: ControllerContext, name: string): Promise<Recon
   return {};
 }
 
-export function watchTenants(caches: Caches, enqueue: (key: string) => void): void {
+/**
+ * `keptByLogin`: whether a Tenant's personal namespace is kept by its last login alone (then its
+ * first Instance changes nothing; default: never assumed).
+ */
+export function watchTenants(caches: Caches, enqueue: (key: string) => void, keptByLogin: (tenant: Tenant) => boolean = () => false): void {
   caches.tenants.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(`Tenant/${obj.metadata.name}`);
   });
-  // The keep-alive counts the Instances of the personal namespace.
+  // The keep-alive asks only whether the personal namespace holds Instances: its first one
+  // created (unless the last login keeps it anyway), or its last one deleted; not every Instance
+  // of a burst.
   caches.instances.on((type, obj) => {
     if (type === 'update') return;
     const tenant = (obj.spec as Instance['spec'])['tenant.crownlabs.polito.it/TenantRef']?.name;
-    if (tenant && obj.metadata.namespace === tenantNamespaceName(tenant)) enqueue(`Tenant/${tenant}`);
+    if (!tenant || obj.metadata.namespace !== tenantNamespaceName(tenant)) return;
+    const left = caches.instances.byIndex('namespace', obj.metadata.namespace).length;
+    if (type === 'delete' ? left > 0 : left > 1) return;
+    const cached = caches.inventory.tenants.get(tenant);
+    if (type === 'add' && cached && keptByLogin(cached)) return;
+    enqueue(`Tenant/${tenant}`);
   });
   // A PV bound to a MyDrive PVC: the Tenant owning that PVC.
   caches.persistentVolumes.on((_t, pv) => {

@@ -4,6 +4,10 @@
  * afterwards, and a failing key is retried with per-key exponential back-off, jittered (so parents
  * failing together, e.g. during an API server outage, don't retry in lockstep) and never sooner
  * than the server's `Retry-After`. A key waiting on a timer keeps its earliest due time.
+ *
+ * A key may be added "light" (`addLight`: e.g. only a child's status changed, so recomputing the
+ * parent's status is enough): its run is light only when every add since its last start was.
+ * Timers (back-off, periodic requeues) add it in full.
  */
 export interface WorkQueueOptions {
   workers: number;
@@ -24,6 +28,8 @@ export class WorkQueue {
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
+  /** Keys with a full (not light) add since their last start. */
+  private readonly full = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; due: number }>();
   private readonly wake: (() => void)[] = [];
@@ -39,6 +45,17 @@ export class WorkQueue {
 
   add(key: string): void {
     if (this.stopped) return;
+    this.full.add(key);
+    this.enqueue(key);
+  }
+
+  /** Adds `key` for a light run (see the class comment); a pending full add keeps it full. */
+  addLight(key: string): void {
+    if (this.stopped) return;
+    this.enqueue(key);
+  }
+
+  private enqueue(key: string): void {
     if (this.processing.has(key)) {
       this.dirty.add(key);
       return;
@@ -97,8 +114,8 @@ export class WorkQueue {
     this.failures.delete(key);
   }
 
-  /** Starts N workers; each runs `process` for one key at a time. */
-  run(process: (key: string) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): void {
+  /** Starts N workers; each runs `process` for one key at a time (`light`: see the class comment). */
+  run(process: (key: string, light: boolean) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): void {
     for (let i = 0; i < this.options.workers; i++) this.running.push(this.worker(process, onError));
   }
 
@@ -118,6 +135,7 @@ export class WorkQueue {
     this.timers.clear();
     this.queue.length = 0;
     this.queued.clear();
+    this.full.clear();
     for (const w of this.wake.splice(0)) w();
     await Promise.all(this.running);
   }
@@ -140,13 +158,15 @@ export class WorkQueue {
     return undefined;
   }
 
-  private async worker(process: (key: string) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): Promise<void> {
+  private async worker(process: (key: string, light: boolean) => Promise<ProcessResult>, onError: (key: string, err: unknown) => void): Promise<void> {
     for (;;) {
       const key = await this.next();
       if (key === undefined) return;
       this.processing.add(key);
+      // Decided as the run starts: a full add that came while it waited makes it full.
+      const light = !this.full.delete(key);
       try {
-        const result = await process(key);
+        const result = await process(key, light);
         this.forget(key);
         if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
       } catch (err) {
@@ -156,7 +176,8 @@ export class WorkQueue {
         this.addAfter(key, this.backoff(key, (err as { retryAfterMs?: number } | undefined)?.retryAfterMs));
       } finally {
         this.processing.delete(key);
-        if (this.dirty.delete(key)) this.add(key);
+        // Re-run for adds during the run; light unless one of them was full.
+        if (this.dirty.delete(key)) this.enqueue(key);
         if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
       }
     }

@@ -318,14 +318,17 @@ export class KubeClient {
           });
           return;
         }
-        let buffer = '';
+        // The start of an event whose line has not ended yet. Each chunk is searched on its own:
+        // appending to one buffer and searching it again made V8 flatten it once per event.
+        let partial = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          buffer += chunk;
+          let start = 0;
           let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
+          while ((nl = chunk.indexOf('\n', start)) >= 0) {
+            const line = (partial ? partial + chunk.slice(start, nl) : chunk.slice(start, nl)).trim();
+            partial = '';
+            start = nl + 1;
             if (!line) continue;
             try {
               onEvent(JSON.parse(line));
@@ -335,6 +338,7 @@ export class KubeClient {
               return;
             }
           }
+          if (start < chunk.length) partial += chunk.slice(start);
         });
         res.on('end', () => end());
         res.on('error', (e) => end(e));

@@ -1,6 +1,7 @@
 // Status writes of the Instance reconciler against the real test cluster (#16): one write per real
 // status change, never `phase: ""`, no empty url/ip, and every child applied once (the apply's
-// answer stands in for the cache until the watch brings it).
+// answer stands in for the cache until the watch brings it); a child's status change takes the
+// status-only path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient, type WatchHandle } from '../../src/kube/client.ts';
 import { adminKubeConfig, getObject, waitFor, type KubeObject } from './cluster.ts';
@@ -64,6 +65,8 @@ describe('controller: Instance status writes', () => {
     const svc = await getObject<any>({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } });
     expect(s).toEqual({ phase: 'Ready', url: expect.stringMatching(/^https:\/\/crownlabs\.test\/instance\/[0-9a-f-]+\/app\/$/), ip: svc.spec.clusterIP, initialReadyTime: expect.any(String) });
     expect(statusWrites()).toHaveLength(2);
+    // Ready came from the Deployment's status alone: the status-only path wrote it, composing nothing.
+    expect((await ctl.handle.metrics.statusOnlyReconciles.get()).values[0]?.value).toBeGreaterThanOrEqual(1);
     // Every child was applied once: the reconciles that followed read the apply's answers.
     for (const p of childPaths) expect(ctl.requests.filter((r) => r.method === 'PATCH' && r.path === p), p).toHaveLength(1);
     await waitFor(() => seen.some((st) => st.phase === 'Ready'), { message: 'the watch saw Ready' });

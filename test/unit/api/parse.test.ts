@@ -104,4 +104,13 @@ spec: {firstName: A, lastName: B, email: a@b.c, workspaces: [{name: w, role: use
     const { inventory } = build([tenant('zed', 'manager'), tenant('amy', 'manager'), tenant('bob', 'user')].join('\n---\n'));
     expect(inventory.managersOf('w').map((t: Any) => t.metadata.name)).toEqual(['amy', 'zed']);
   });
+  it('the managers follow a Tenant upserted or removed (the controller keeps one Inventory)', () => {
+    const tenant = (name: string, role: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name }, spec: { firstName: 'A', lastName: 'B', email: 'a@b.c', workspaces: [{ name: 'w', role }] } });
+    const { inventory } = build([tenant('zed', 'manager'), tenant('bob', 'user')].map((t) => JSON.stringify(t)).join('\n---\n'));
+    expect(inventory.managersOf('w').map((t: Any) => t.metadata.name)).toEqual(['zed']);
+    inventory.upsert(tenant('bob', 'manager') as Any);
+    expect(inventory.managersOf('w').map((t: Any) => t.metadata.name)).toEqual(['bob', 'zed']);
+    inventory.remove(tenant('zed', 'manager') as Any);
+    expect(inventory.managersOf('w').map((t: Any) => t.metadata.name)).toEqual(['bob']);
+  });
 });

@@ -8,6 +8,28 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { makeServingCert } from '../../support/tls.ts';
 
+/** Watch events as the API server streams them (one JSON object a line), cut at awkward places. */
+const WATCH_EVENTS = [
+  { type: 'ADDED', object: { metadata: { name: 'a', annotations: { note: 'ünïcödé ✓'.repeat(50) } } } },
+  { type: 'MODIFIED', object: { metadata: { name: 'b' }, data: { big: 'x'.repeat(70_000) } } },
+  { type: 'DELETED', object: { metadata: { name: 'c' } } },
+  { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } },
+];
+async function streamWatch(res: import('node:http').ServerResponse): Promise<void> {
+  res.setHeader('Content-Type', 'application/json');
+  const bytes = Buffer.from(WATCH_EVENTS.map((e, i) => JSON.stringify(e) + (i === 1 ? '\n\n' : '\n')).join(''));
+  // Pieces of 1, 5 and 333 bytes and the rest: a line split over many chunks, and a chunk holding
+  // the end of one event and the start of the next; a cut inside a multi-byte character.
+  const cuts = [1, 6, 339, 70_100, bytes.length];
+  let from = 0;
+  for (const to of cuts) {
+    res.write(bytes.subarray(from, to));
+    from = to;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  res.end();
+}
+
 describe('KubeClient connections', () => {
   let dir: string;
   let server: https.Server;
@@ -19,6 +41,7 @@ describe('KubeClient connections', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'kube-client-'));
     const cert = await makeServingCert(dir, undefined, 'kube-client-test');
     server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      if (req.url?.includes('watch=true')) return void streamWatch(res);
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
@@ -85,6 +108,13 @@ describe('KubeClient connections', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a watch hands over each event whole, however the stream is cut into chunks', async () => {
+    const client = new KubeClient(kubeConfig, { qps: 1000, burst: 1000 });
+    const events: unknown[] = [];
+    await new Promise<void>((resolve, reject) => client.watch('/api/v1/configmaps', {}, (e) => events.push(e), (err) => (err ? reject(err) : resolve())));
+    expect(events).toEqual(WATCH_EVENTS);
   });
 
   it('sends a DELETE body with its length, so that the server reads it and the kept-alive connection stays usable', async () => {
