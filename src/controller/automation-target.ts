@@ -7,7 +7,7 @@ import { singleEnvironment } from '../model/automation.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
 import type { ControllerContext } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import { whitelisted } from './reconcile-instance.ts';
+import { whitelisted } from './predicates.ts';
 
 /**
  * The live Instance an automation acts on, or undefined when there is nothing to do: gone, being

@@ -22,7 +22,8 @@ import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
 import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
-import { myDriveShare, personalNamespaceKeepAlive } from './reconcile-tenant.ts';
+import { myDriveShare } from './mydrive-share.ts';
+import { personalNamespaceKeepAlive } from './reconcile-tenant.ts';
 
 export interface ObjectDiff extends ObjectChange {
   /** The live object (managedFields left out); undefined for a create. */

@@ -8,14 +8,14 @@ import { INPUT_KINDS, TEMPLATE_REF } from '../api/types.ts';
 import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { automationTarget } from './automation-target.ts';
-import type { Automation } from './instance-automation.ts';
+import type { AutomationState } from './automation-state.ts';
 import { isNotFound } from '../kube/client.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 
 /** Expired Instances are deleted (or dry-run deleted). */
 export const EXPIRATION_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: INPUT_KINDS.Instance.apiVersion, kind: 'Instance', verbs: ['delete'] }];
 
-export async function reconcileExpiration(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileExpiration(ctx: ControllerContext, auto: AutomationState, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceExpiration/${namespace}/${name}`;
   const live = automationTarget(ctx, namespace, name);
   if (!live) return {};

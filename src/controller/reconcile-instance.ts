@@ -6,7 +6,8 @@
  * (fan out to the Instances that use them), Tenants (their Instances), Namespaces (whitelist) and
  * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
  */
-import { myDriveShare } from './reconcile-tenant.ts';
+import { myDriveShare } from './mydrive-share.ts';
+import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
@@ -17,7 +18,6 @@ import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import { isNotFound } from '../kube/client.ts';
 import { prettyNameFor } from './pretty-name.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
@@ -147,14 +147,6 @@ function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: Instan
   return status;
 }
 
-/** docs/behaviour.md §0.6: the namespace carries every label of `--namespace-whitelist` (from the cache). */
-export function whitelisted(ctx: ControllerContext, namespace: string): boolean {
-  const wl = ctx.config.namespaceWhitelist;
-  if (Object.keys(wl).length === 0) return true;
-  const ns = ctx.caches.namespaces.get(undefined, namespace);
-  return !!ns && Object.entries(wl).every(([k, v]) => ns.metadata.labels?.[k] === v);
-}
-
 /** Keys of the Instances a change of an input object concerns (Template, Tenant, Namespace, Secret). */
 export function watchInstances(caches: Caches, enqueue: (key: string) => void): void {
   const instanceKey = (o: { metadata: { namespace?: string; name: string } }) => `Instance/${o.metadata.namespace}/${o.metadata.name}`;
@@ -191,13 +183,3 @@ export function watchInstances(caches: Caches, enqueue: (key: string) => void): 
   });
   caches.mydriveSecrets.on((_t, obj) => byNamespace(obj.metadata.namespace));
 }
-
-/** A parent's update that matters: not one of our own status writes. */
-export function metadataOrSpecChanged(obj: CachedObject, old: CachedObject): boolean {
-  if (obj.metadata.generation !== old.metadata.generation) return true;
-  const pick = (o: CachedObject) =>
-    JSON.stringify([o.metadata.labels, o.metadata.annotations, o.metadata.finalizers, o.metadata.deletionTimestamp, o.metadata.generation === undefined ? o.spec : null]);
-  return pick(obj) !== pick(old);
-}
-
-export { isNotFound };

@@ -18,7 +18,7 @@ import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { isConflict, isNotFound } from '../kube/client.ts';
-import { whitelisted } from './reconcile-instance.ts';
+import { whitelisted } from './predicates.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
 

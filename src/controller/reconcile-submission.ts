@@ -10,7 +10,7 @@ import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import type { Automation } from './instance-automation.ts';
+import type { AutomationState } from './automation-state.ts';
 import { isConflict } from '../kube/client.ts';
 import { INSTANCE_PATCH_ACCESS, type ApiAccess } from '../kube/resources.ts';
 
@@ -20,7 +20,7 @@ export const SUBMISSION_API_ACCESS: readonly ApiAccess[] = [
   ...INSTANCE_PATCH_ACCESS,
 ];
 
-export async function reconcileSubmission(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileSubmission(ctx: ControllerContext, auto: AutomationState, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceSubmission/${namespace}/${name}`;
   const live = automationTarget(ctx, namespace, name, submissionPending);
   if (!live) return {};

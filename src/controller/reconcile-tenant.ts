@@ -10,14 +10,14 @@ import type { Instance, Tenant } from '../api/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
 import { COMPOSER, type ParentRef } from '../model/labels.ts';
-import { nfsShareFromConfig, nfsShareFromVolumeAttributes, type NfsShare } from '../model/mydrive.ts';
 import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
 import { applySet, objectId, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
-import { metadataOrSpecChanged } from './reconcile-instance.ts';
+import { myDriveShare } from './mydrive-share.ts';
+import { metadataOrSpecChanged } from './predicates.ts';
 
 export async function reconcileTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.tenants.get(undefined, name);
@@ -102,25 +102,6 @@ export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number
   const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
   const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + keepAliveMs;
   return { keep: !(now > expiresAt && instanceCount === 0), expiresAt };
-}
-
-/**
- * The NFS share of the tenant's MyDrive: read from the PV its PVC is bound to (docs/behaviour.md §5.4 row 9);
- * until it is bound, the configured share if the operator set one (as when rendering from files).
- * Tenant and Instance reconciles both use it, so an Instance mounts what its tenant's
- * mydrive-info says.
- */
-export function myDriveShare(ctx: Pick<ControllerContext, 'caches' | 'config'>, tenant: Tenant): NfsShare | undefined {
-  return boundShare(ctx, tenant) ?? nfsShareFromConfig(ctx.config, tenant.metadata.name);
-}
-
-function boundShare(ctx: Pick<ControllerContext, 'caches' | 'config'>, tenant: Tenant): NfsShare | undefined {
-  const pvc = ctx.caches.child('v1', 'PersistentVolumeClaim')?.get(ctx.config.mydrivePvcsNamespace, myDrivePvcName(tenant.metadata.name));
-  const status = pvc?.status as { phase?: string } | undefined;
-  const volumeName = (pvc?.spec as { volumeName?: string } | undefined)?.volumeName;
-  if (status?.phase !== 'Bound' || !volumeName) return undefined;
-  const pv = ctx.caches.persistentVolumes.get(undefined, volumeName);
-  return nfsShareFromVolumeAttributes((pv?.spec as { csi?: { volumeAttributes?: Record<string, string> } } | undefined)?.csi?.volumeAttributes);
 }
 
 async function deleteTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {

@@ -10,14 +10,14 @@ import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import type { Automation } from './instance-automation.ts';
+import type { AutomationState } from './automation-state.ts';
 import { INSTANCE_PATCH_ACCESS, type ApiAccess } from '../kube/resources.ts';
 import { getStatusCheck } from './status-check.ts';
 
 /** A stopped Instance gets its labels and `spec.running` patched; `status.automation` is patched. */
 export const TERMINATION_API_ACCESS: readonly ApiAccess[] = INSTANCE_PATCH_ACCESS;
 
-export async function reconcileTermination(ctx: ControllerContext, auto: Automation, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileTermination(ctx: ControllerContext, auto: AutomationState, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `InstanceTermination/${namespace}/${name}`;
   const live = automationTarget(ctx, namespace, name, watchedForTermination);
   if (!live) return {};
@@ -56,7 +56,7 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
 }
 
 /** docs/behaviour.md §8.1 "Terminate": labels and `spec.running=false`, merge-patched (only these fields). */
-async function terminate(ctx: ControllerContext, auto: Automation, key: string, live: CachedObject, instance: Instance): Promise<void> {
+async function terminate(ctx: ControllerContext, auto: AutomationState, key: string, live: CachedObject, instance: Instance): Promise<void> {
   const env = automationEnvironment(ctx, instance);
   if (typeof env === 'string') {
     await fail(ctx, auto, key, live, 'TerminationFailed', env);
@@ -73,7 +73,7 @@ async function terminate(ctx: ControllerContext, auto: Automation, key: string, 
 }
 
 /** Reports a failure (Warning Event once, log) and throws it so the key backs off and retries. */
-async function fail(ctx: ControllerContext, auto: Automation, key: string, live: CachedObject, reason: string, message: string): Promise<never> {
+async function fail(ctx: ControllerContext, auto: AutomationState, key: string, live: CachedObject, reason: string, message: string): Promise<never> {
   await auto.warn(ctx, key, live, reason, message);
   throw new Error(message);
 }

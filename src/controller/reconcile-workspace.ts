@@ -13,7 +13,7 @@ import { applySet, objectId, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
-import { metadataOrSpecChanged } from './reconcile-instance.ts';
+import { metadataOrSpecChanged } from './predicates.ts';
 
 export async function reconcileWorkspace(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.workspaces.get(undefined, name);

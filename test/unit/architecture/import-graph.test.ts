@@ -32,16 +32,7 @@ const LAYERING_EXCEPTIONS: readonly LayeringException[] = [
   { from: 'src/user-pods/service.ts', to: 'src/validate/validator.ts', reason: 'user pod manifests are checked with the offline schema validator; the validator core belongs below the features' },
 ];
 
-const CYCLE_EXCEPTIONS: readonly CycleException[] = [
-  {
-    files: ['src/controller/reconcile-instance.ts', 'src/controller/reconcile-tenant.ts'],
-    reason: 'the controller hub: MyDrive resolution lives in reconcile-tenant.ts and predicates in reconcile-instance.ts (#18 item 1)',
-  },
-  {
-    files: ['src/controller/instance-automation.ts', 'src/controller/reconcile-expiration.ts', 'src/controller/reconcile-submission.ts', 'src/controller/reconcile-termination.ts'],
-    reason: 'automation dispatches to its reconcilers, which import its shared helpers back (#18 items 1, 2)',
-  },
-];
+const CYCLE_EXCEPTIONS: readonly CycleException[] = [];
 
 describe('the import graph of src/ and constructs/', () => {
   const graph = readImportGraph(ROOT);

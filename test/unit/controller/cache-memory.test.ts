@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cloneJson, persistentVolumeProjection } from '../../../src/controller/caches.ts';
 import { Informer, type CachedObject } from '../../../src/kube/informer.ts';
 import type { KubeClient } from '../../../src/kube/client.ts';
-import { myDriveShare } from '../../../src/controller/reconcile-tenant.ts';
+import { myDriveShare } from '../../../src/controller/mydrive-share.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 
 const pv: CachedObject = {
