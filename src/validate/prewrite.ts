@@ -20,7 +20,8 @@ import type { Problem } from '../api/problems.ts';
 import type { InputObject } from '../api/types.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from '../api/k8s-names.ts';
+import { nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
 
 interface Identified {
   kind: string;

@@ -12,52 +12,12 @@
 import type { Ajv, ErrorObject, SchemaValidateFunction } from 'ajv';
 import { Quantity } from '../api/quantity.ts';
 import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
+import { isDns1123Label, isDns1123Subdomain, isHostName, isLabelValue, isPathSegmentName, isPortName, isQualifiedName } from '../api/k8s-names.ts';
 
-// --- k8s.io/apimachinery/pkg/util/validation -------------------------------------------------
+// --- k8s.io/apimachinery/pkg/util/validation (names are in src/api/k8s-names.ts) ---------------
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const WILDCARD_DNS1123_SUBDOMAIN = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-export function isDns1123Label(s: string): boolean {
-  return s.length <= 63 && DNS1123_LABEL.test(s);
-}
-
-export function isDns1123Subdomain(s: string): boolean {
-  return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
-}
-
-/** IsQualifiedName: `[prefix/]name`, prefix a DNS-1123 subdomain, name ≤ 63 alphanumerics, `-_.`. */
-export function isQualifiedName(s: string): boolean {
-  const parts = s.split('/');
-  if (parts.length > 2) return false;
-  const name = parts[parts.length - 1];
-  if (parts.length === 2 && (parts[0].length === 0 || !isDns1123Subdomain(parts[0]))) return false;
-  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
-}
-
-export function isLabelValue(s: string): boolean {
-  return s.length <= 63 && LABEL_VALUE.test(s);
-}
-
-/** IsValidPortName (IANA_SVC_NAME). */
-export function isPortName(s: string): boolean {
-  return s.length > 0 && s.length <= 15 && /^[-a-z0-9]+$/.test(s) && /[a-z]/.test(s) && !s.includes('--') && !s.startsWith('-') && !s.endsWith('-');
-}
-
-/** A DNS-1123 subdomain, or one with a leading `*.` (IsWildcardDNS1123Subdomain). */
-function isHostName(s: string): boolean {
-  return s.startsWith('*') ? s.length <= 253 && WILDCARD_DNS1123_SUBDOMAIN.test(s) : isDns1123Subdomain(s);
-}
-
-/** rbac ValidateRBACName = path.IsValidPathSegmentName. */
-export function isPathSegmentName(s: string): boolean {
-  return s !== '.' && s !== '..' && !s.includes('/') && !s.includes('%');
-}
 
 export const NAME_MESSAGES = {
   dns1123Label:

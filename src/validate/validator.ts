@@ -14,7 +14,8 @@ import type { Source } from '../api/parse.ts';
 import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { FORMAT_MESSAGES, isDns1123Label, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
+import { isDns1123Label } from '../api/k8s-names.ts';
+import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
 import { collisionProblems } from './prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
