@@ -15,7 +15,8 @@ import { pointerToFieldPath, type Problem } from '../api/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { isDns1123Label } from '../api/k8s-names.ts';
-import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
+import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES } from './rules.ts';
+import { registerRules } from './rules/index.ts';
 import { collisionProblems } from './prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
