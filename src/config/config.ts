@@ -1,10 +1,10 @@
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
-import { readInputFile } from '../api/input-file.ts';
-import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
-import type { Problem } from '../api/problems.ts';
-import { Quantity } from '../api/quantity.ts';
-import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
-import { isDnsName, isLabelValue, isQualifiedName as isLabelKey } from '../api/k8s-names.ts';
+import { readInputFile } from '../inputs/input-file.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from '../inputs/yaml-aliases.ts';
+import type { Problem } from '../inputs/problems.ts';
+import { Quantity } from '../inputs/quantity.ts';
+import { QUANTITY_PATTERN } from '../inputs/schema-validator.ts';
+import { isDnsName, isLabelValue, isQualifiedName as isLabelKey } from '../inputs/k8s-names.ts';
 import { nearest } from './suggest.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 

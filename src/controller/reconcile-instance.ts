@@ -7,7 +7,7 @@
  * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
  */
 import { myDriveShare } from './reconcile-tenant.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Tenant } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance } from '../model/instance-plan.ts';
 import type { ParentRef } from '../model/labels.ts';

@@ -10,10 +10,10 @@
  * used. The KubeVirt rules follow virt-api's VMI admitter (`ValidateVirtualMachineInstanceSpec`).
  * The ajv keywords themselves are registered by `rules/index.ts`, one module per rule family.
  */
-import { isDns1123Label, isDns1123Subdomain, isHostName, isPathSegmentName, isPortName, isQualifiedName } from '../api/k8s-names.ts';
+import { isDns1123Label, isDns1123Subdomain, isHostName, isPathSegmentName, isPortName, isQualifiedName } from '../inputs/k8s-names.ts';
 import { isObject, quantity, show } from './rules/support.ts';
 
-// --- k8s.io/apimachinery/pkg/util/validation (names are in src/api/k8s-names.ts) ---------------
+// --- k8s.io/apimachinery/pkg/util/validation (names are in src/inputs/k8s-names.ts) ---------------
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;

@@ -1,6 +1,6 @@
 /** Object metadata and label selectors (meta/v1): the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
-import { isLabelValue, isQualifiedName } from '../../api/k8s-names.ts';
+import { isLabelValue, isQualifiedName } from '../../inputs/k8s-names.ts';
 import { keyword, isObject, asArray, show } from './support.ts';
 
 export function registerMetadataRules(ajv: Ajv): void {

@@ -1,6 +1,6 @@
 /** Roles and role bindings (rbac): the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
-import { isDns1123Subdomain, isPathSegmentName } from '../../api/k8s-names.ts';
+import { isDns1123Subdomain, isPathSegmentName } from '../../inputs/k8s-names.ts';
 import { NAME_MESSAGES } from '../rules.ts';
 import { keyword, isObject, asArray, show } from './support.ts';
 

@@ -1,7 +1,7 @@
 /** Formats, quantities, int-or-string and ports: the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
-import { QUANTITY_PATTERN } from '../../api/schema-validator.ts';
-import { isPortName } from '../../api/k8s-names.ts';
+import { QUANTITY_PATTERN } from '../../inputs/schema-validator.ts';
+import { isPortName } from '../../inputs/k8s-names.ts';
 import { FORMATS } from '../rules.ts';
 import { isObject, isResourceQuantity, keyword, show } from './support.ts';
 
@@ -12,7 +12,7 @@ export function registerScalarsRules(ajv: Ajv): void {
   keyword(ajv, 'k8sResourceQuantity', (data, _s, push) => {
     if (!isResourceQuantity(data)) push([], `${show(data)} is not a valid quantity (such as 500m, 2, 4Gi, 1e3)`);
   });
-  // CRD `x-kubernetes-int-or-string` with the quantity pattern (as in src/api/schema-validator.ts).
+  // CRD `x-kubernetes-int-or-string` with the quantity pattern (as in src/inputs/schema-validator.ts).
   keyword(ajv, 'k8sQuantity', (data, _s, push) => {
     const ok = (typeof data === 'number' && Number.isInteger(data)) || (typeof data === 'string' && QUANTITY_PATTERN.test(data));
     if (!ok) push([], `${show(data)} is not a valid quantity (an integer or a string such as 500m, 2, 4Gi)`);

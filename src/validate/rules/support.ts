@@ -1,6 +1,6 @@
 /** Helpers the rule families share: an ajv keyword that reports at exact field paths, and value readers. */
 import type { Ajv, ErrorObject, SchemaValidateFunction } from 'ajv';
-import { Quantity } from '../../api/quantity.ts';
+import { Quantity } from '../../inputs/quantity.ts';
 
 type Push = (segments: readonly (string | number)[], message: string) => void;
 type Check = (data: unknown, schema: unknown, push: Push) => void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDns1123Label, isDns1123Subdomain, isDnsName, isHostName, isLabelValue, isPathSegmentName, isPortName, isQualifiedName } from '../../../src/api/k8s-names.ts';
+import { isDns1123Label, isDns1123Subdomain, isDnsName, isHostName, isLabelValue, isPathSegmentName, isPortName, isQualifiedName } from '../../../src/inputs/k8s-names.ts';
 
 describe('k8s-names (apimachinery util/validation)', () => {
   it('DNS-1123 labels: lower-case alphanumerics and inner dashes, at most 63', () => {

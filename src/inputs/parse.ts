@@ -40,7 +40,7 @@ export interface ReadOptions {
   cwd?: string;
   /** Most bytes one input file may hold (config `inputMaxFileSize`; default 16 MiB). */
   maxFileBytes?: number;
-  /** Standard input, read beforehand (src/api/input-file.ts, readStdin), for the path `-`. */
+  /** Standard input, read beforehand (src/inputs/input-file.ts, readStdin), for the path `-`. */
   stdin?: ReadResult;
   /** Files parsed before, by name and text (src/cache/parse-cache.ts). */
   memo?: ParseMemo;
