@@ -3,8 +3,8 @@
 // into dist/platform.yaml. Each resource set is its own App (synthesis stays linear), so
 // this writes the files itself instead of calling app.synth().
 import { join } from 'node:path';
-import { loadInventory } from './src/api/load.ts';
-import { formatProblem, hasErrors } from './src/api/problems.ts';
+import { loadInventory } from './src/inputs/load.ts';
+import { formatProblem, hasErrors } from './src/inputs/problems.ts';
 import { compose, renderAll } from './src/compose/compose.ts';
 import { loadConfig } from './src/config/config.ts';
 import { packageRoot } from './src/runtime/package-root.mjs';

@@ -7,7 +7,7 @@ export function crdsDir(): string {
 }
 
 
-/** Compiled ajv validators (src/api/ajv-cache.ts): safe to delete. */
+/** Compiled ajv validators (src/inputs/ajv-cache.ts): safe to delete. */
 export function schemaCacheDir(): string {
   return join(packageRoot(), '.cache', 'schemas');
 }

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import type { OwnerReference } from '../../src/api/types.ts';
+import type { OwnerReference } from '../../src/inputs/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { INSTANCE_POD_SECURITY_CONTEXT, restrictiveSecurityContext } from './instance-pod-defaults.ts';
 

@@ -1,6 +1,6 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
-import type { Instance, InstanceSnapshot, OwnerReference } from '../../src/api/types.ts';
+import type { Instance, InstanceSnapshot, OwnerReference } from '../../src/inputs/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { snapshotDestination } from '../../src/model/snapshot.ts';
 import { SnapshotJob } from './snapshot-job.ts';

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import type { OwnerReference } from '../../src/api/types.ts';
+import type { OwnerReference } from '../../src/inputs/types.ts';
 import { canon } from '../../src/model/naming.ts';
 
 /** Mount points and fixed names of the snapshot Job (docs/behaviour.md §9.3). */

@@ -1,6 +1,6 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
-import type { Tenant } from '../../src/api/types.ts';
+import type { Tenant } from '../../src/inputs/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { tenantCommonLabels } from '../../src/model/labels.ts';
 import type { NfsShare } from '../../src/model/mydrive.ts';

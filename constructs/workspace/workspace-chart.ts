@@ -1,6 +1,6 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
-import type { Workspace } from '../../src/api/types.ts';
+import type { Workspace } from '../../src/inputs/types.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { workspaceCommonLabels } from '../../src/model/labels.ts';
 import { workspaceNamespaceName } from '../../src/model/naming.ts';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CROWNLABS_CRD_PREFIX } from '../api/crd-schemas.ts';
-import { sourceLocator, type ParsedText, type ParseMemo, type SourcedObject } from '../api/parse.ts';
-import type { Problem } from '../api/problems.ts';
-import type { InputObject } from '../api/types.ts';
+import { CROWNLABS_CRD_PREFIX } from '../inputs/crd-schemas.ts';
+import { sourceLocator, type ParsedText, type ParseMemo, type SourcedObject } from '../inputs/parse.ts';
+import type { Problem } from '../inputs/problems.ts';
+import type { InputObject } from '../inputs/types.ts';
 import { crdsDir } from '../paths.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { codeHash, overlaps, prune } from './render-cache.ts';

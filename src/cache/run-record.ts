@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { readInputFile } from '../api/input-file.ts';
-import { expandInputPaths } from '../api/parse.ts';
-import type { Problem } from '../api/problems.ts';
+import { readInputFile } from '../inputs/input-file.ts';
+import { expandInputPaths } from '../inputs/parse.ts';
+import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { STDIN_PATH } from '../api/input-file.ts';
+import { STDIN_PATH } from '../inputs/input-file.ts';
 import { RunRecord } from '../cache/run-record.ts';
 import { patchTree } from '../sinks/atomic-tree.ts';
 import { gitopsConfigProblems } from '../sinks/gitops-config.ts';

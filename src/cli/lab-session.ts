@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
-import type { Inventory } from '../api/inventory.ts';
-import { inventoryFromInput } from '../api/load.ts';
-import { expandInputPaths, parseInputFile, type SourcedObject } from '../api/parse.ts';
-import { hasErrors, type Problem } from '../api/problems.ts';
-import { objectKey } from '../api/types.ts';
+import type { Inventory } from '../inputs/inventory.ts';
+import { inventoryFromInput } from '../inputs/load.ts';
+import { expandInputPaths, parseInputFile, type SourcedObject } from '../inputs/parse.ts';
+import { hasErrors, type Problem } from '../inputs/problems.ts';
+import { objectKey } from '../inputs/types.ts';
 import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';

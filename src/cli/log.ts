@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { escapeControl } from '../api/problems.ts';
+import { escapeControl } from '../inputs/problems.ts';
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const OMITTED = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg']);

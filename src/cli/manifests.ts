@@ -4,7 +4,7 @@ import { App, Chart } from 'cdk8s';
 import { ArgoApplication } from '../../constructs/gitops/argo-application.ts';
 import { ArgoCdSettings } from '../../constructs/gitops/argocd-settings.ts';
 import { ArgoProject } from '../../constructs/gitops/argo-project.ts';
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { renderPlatform } from '../platform/install.ts';
 import { writeFileAtomically } from '../sinks/atomic-tree.ts';

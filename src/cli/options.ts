@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Problem } from '../api/problems.ts';
+import type { Problem } from '../inputs/problems.ts';
 import { loadConfig, type ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, envVarName, type ConfigKeyDef } from '../config/keys.ts';
 

@@ -1,4 +1,4 @@
-import { STDIN_PATH } from '../api/input-file.ts';
+import { STDIN_PATH } from '../inputs/input-file.ts';
 
 /*
  * What `synth` and `gitops` take, shared by each command's light front (the run record check) and its

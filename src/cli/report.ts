@@ -1,4 +1,4 @@
-import { formatProblem, hasErrors, type Problem } from '../api/problems.ts';
+import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { OutputError } from '../sinks/output-guard.ts';
 
 export const EXIT_OK = 0;

@@ -1,4 +1,4 @@
-import { readStdin, STDIN_PATH, type ReadResult } from '../api/input-file.ts';
+import { readStdin, STDIN_PATH, type ReadResult } from '../inputs/input-file.ts';
 import { EXIT_USAGE } from './report.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { loadInventory } from '../api/load.ts';
+import { loadInventory } from '../inputs/load.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadInventory } from '../api/load.ts';
-import { formatProblem, hasErrors, type Problem } from '../api/problems.ts';
+import { loadInventory } from '../inputs/load.ts';
+import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';

@@ -5,7 +5,7 @@
  */
 import { App, Chart } from 'cdk8s';
 import { SubmissionJob } from '../../constructs/instance/submission-job.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type KubeObject, type OwnerReference } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type KubeObject, type OwnerReference } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { submitterJobLabels } from '../model/automation.ts';
 import { COMPOSER } from '../model/labels.ts';

@@ -11,7 +11,7 @@ import { UserPodServices } from '../../constructs/user-pods/user-pod-services.ts
 import { UserPod, usesUserStorage, type ManifestPodSpec } from '../../constructs/user-pods/user-pod.ts';
 import { UserStorageClaim } from '../../constructs/user-pods/user-storage-claim.ts';
 import { UserStorageVolume } from '../../constructs/user-pods/user-storage-volume.ts';
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { COMPOSER } from '../model/labels.ts';
 import {
   CREATED_FOR_POD_LABEL,

@@ -1,9 +1,10 @@
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
-import { readInputFile } from '../api/input-file.ts';
-import { expandAliases, MAX_ALIAS_VALUES } from '../api/yaml-aliases.ts';
-import type { Problem } from '../api/problems.ts';
-import { Quantity } from '../api/quantity.ts';
-import { QUANTITY_PATTERN } from '../api/schema-validator.ts';
+import { readInputFile } from '../inputs/input-file.ts';
+import { expandAliases, MAX_ALIAS_VALUES } from '../inputs/yaml-aliases.ts';
+import type { Problem } from '../inputs/problems.ts';
+import { Quantity } from '../inputs/quantity.ts';
+import { QUANTITY_PATTERN } from '../inputs/schema-validator.ts';
+import { isDnsName, isLabelValue, isQualifiedName as isLabelKey } from '../inputs/k8s-names.ts';
 import { nearest } from './suggest.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 
@@ -199,7 +200,6 @@ export function cookieSecretSeedProblem(config: Pick<ComposerConfig, 'authMode' 
 }
 
 // Names and references as the API server and the image tools read them.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const REGISTRY_HOST = String.raw`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?`;
 const PATH_COMPONENT = String.raw`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`;
@@ -234,10 +234,6 @@ function quantitySign(s: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isDnsName(s: string, max = 253): boolean {
-  return s.length <= max && s.split('.').every((l) => l.length <= 63 && DNS_LABEL.test(l));
 }
 
 function hostPort(s: string): boolean {
@@ -385,20 +381,6 @@ function parseTyped(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?:
 const BYTES = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/;
 const BYTE_UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
 const MAX_BYTES = 2 ** 30;
-
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export function isLabelKey(key: string): boolean {
-  const slash = key.lastIndexOf('/');
-  if (slash < 0) return LABEL_NAME.test(key);
-  const prefix = key.slice(0, slash);
-  return prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix) && LABEL_NAME.test(key.slice(slash + 1));
-}
-
-export function isLabelValue(value: string): boolean {
-  return value === '' || LABEL_NAME.test(value);
-}
 
 function firstLine(s: string): string {
   return s.split('\n')[0];

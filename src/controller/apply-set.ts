@@ -3,7 +3,7 @@
  * (field manager `crownlabs-composer`, force) of every object the live cache does not already hold,
  * then prune of the objects labelled with this parent's id AND owned by it that were not rendered.
  */
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
 import type { ControllerContext } from './context.ts';
 import type { Caches } from './caches.ts';

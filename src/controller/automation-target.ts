@@ -2,7 +2,7 @@
  * What the instance automation reconcilers (termination, submission, expiration) check first: the
  * Instance a key names, as the cache holds it, and its single environment.
  */
-import type { Environment, Instance } from '../api/types.ts';
+import type { Environment, Instance } from '../inputs/types.ts';
 import { singleEnvironment } from '../model/automation.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
 import type { ControllerContext } from './context.ts';

@@ -4,10 +4,10 @@
  * as files, before they enter the Inventory. Rendered children are watched by our managed-by label
  * and indexed by their parent-id label.
  */
-import { Inventory } from '../api/inventory.ts';
-import { checkObject, type SourcedObject } from '../api/parse.ts';
-import type { Problem } from '../api/problems.ts';
-import { INPUT_KINDS, type InputKind, type InputObject } from '../api/types.ts';
+import { Inventory } from '../inputs/inventory.ts';
+import { checkObject, type SourcedObject } from '../inputs/parse.ts';
+import type { Problem } from '../inputs/problems.ts';
+import { INPUT_KINDS, type InputKind, type InputObject } from '../inputs/types.ts';
 import { COMPOSER, LABEL } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
 import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';

@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
-import type { Tenant } from '../api/types.ts';
+import type { Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';

@@ -7,9 +7,9 @@
  * goes to the server as a dry-run apply (field manager `crownlabs-composer`, force), and the
  * answer is compared with the live object; applySet's prune candidates are listed as prunes.
  */
-import { Inventory } from '../api/inventory.ts';
-import type { Problem } from '../api/problems.ts';
-import type { InputObject, Instance, KubeObject, Tenant } from '../api/types.ts';
+import { Inventory } from '../inputs/inventory.ts';
+import type { Problem } from '../inputs/problems.ts';
+import type { InputObject, Instance, KubeObject, Tenant } from '../inputs/types.ts';
 import { compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../model/instance-plan.ts';

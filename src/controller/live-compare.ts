@@ -5,7 +5,7 @@
  * `stringData` is compared with the live base64 `data`, and an empty value we render matches a
  * field the server omitted.
  */
-import { compareQuantities, isQuantity } from '../api/quantity.ts';
+import { compareQuantities, isQuantity } from '../inputs/quantity.ts';
 
 export function liveHoldsRendered(rendered: Record<string, unknown>, live: Record<string, unknown> | undefined): boolean {
   if (!live) return false;

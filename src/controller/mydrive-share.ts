@@ -1,5 +1,5 @@
 /* The MyDrive share a Tenant's set and its Instances' sets are rendered with (one resolver for both). */
-import type { Tenant } from '../api/types.ts';
+import type { Tenant } from '../inputs/types.ts';
 import { nfsShareFromConfig, nfsShareFromVolumeAttributes, type NfsShare } from '../model/mydrive.ts';
 import { myDrivePvcName } from '../model/naming.ts';
 import type { ControllerContext } from './context.ts';

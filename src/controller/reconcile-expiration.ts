@@ -4,7 +4,7 @@
  * as a server-side dry run with `--expiration-dry-run`, reported by a log line and an Event.
  * Namespaces labelled `crownlabs.polito.it/expiration-ignore=true` are skipped (upstream HEAD).
  */
-import { INPUT_KINDS, TEMPLATE_REF } from '../api/types.ts';
+import { INPUT_KINDS, TEMPLATE_REF } from '../inputs/types.ts';
 import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { automationTarget } from './automation-target.ts';

@@ -8,7 +8,7 @@
  */
 import { myDriveShare } from './mydrive-share.ts';
 import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import type { ParentRef } from '../model/labels.ts';

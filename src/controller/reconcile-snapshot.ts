@@ -10,7 +10,7 @@
  * the parent annotation like every rendered child (controller.ts).
  */
 import { compose, renderUnit } from '../compose/compose.ts';
-import { INPUT_KINDS, type Instance, type InstanceSnapshot } from '../api/types.ts';
+import { INPUT_KINDS, type Instance, type InstanceSnapshot } from '../inputs/types.ts';
 import { instanceTemplateRef, snapshotConfigProblem, snapshotInstanceRef, SNAPSHOT_EVENTS, snapshotOutcome, snapshotTag, validateSnapshotRequest, type JobOutcome, type SnapshotEvent, type SnapshotLookup, type SnapshotPhase } from '../model/snapshot.ts';
 import { withOwner } from './apply-set.ts';
 import type { Caches } from './caches.ts';

@@ -6,7 +6,7 @@
  * Watches: Tenants (not status), Workspaces (via watchWorkspaces), PersistentVolumes (the Tenant
  * whose MyDrive PVC is bound to it), Instances (keep-alive counts them); children map by label.
  */
-import type { Instance, Tenant } from '../api/types.ts';
+import type { Instance, Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
 import { COMPOSER, type ParentRef } from '../model/labels.ts';

@@ -4,7 +4,7 @@
  * a 404 stops it (labels + `spec.running=false`). A check is due only when the interval has passed
  * since `status.automation.lastCheckTime`, so an event or a resync in between sends nothing.
  */
-import type { Instance, InstanceStatus } from '../api/types.ts';
+import type { Instance, InstanceStatus } from '../inputs/types.ts';
 import { interpretStatusCheck, rfc3339, submissionRequired, terminationLabels, watchedForTermination } from '../model/automation.ts';
 import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';

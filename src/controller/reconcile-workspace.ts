@@ -3,7 +3,7 @@
  * status (namespace, subscription, ready); deletion removes the Keycloak roles and unsubscribes
  * the Tenants enrolled in it (§4.5). Watches: Workspaces (not status); children map by label.
  */
-import type { Tenant } from '../api/types.ts';
+import type { Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { workspaceNamespaceName } from '../model/naming.ts';

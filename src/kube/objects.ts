@@ -2,7 +2,7 @@
  * The object verbs every user of the API client needs — get (404 → undefined), list, delete and
  * server-side apply — over `KubeClient.request`, so no feature writes its own small client.
  */
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { isNotFound, type KubeClient } from './client.ts';
 
 /** Our field manager: the controller's applies and the user pods API's are the same owner. */

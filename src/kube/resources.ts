@@ -1,4 +1,4 @@
-import { INPUT_KINDS } from '../api/types.ts';
+import { INPUT_KINDS } from '../inputs/types.ts';
 
 /** REST plural and scope of every kind the controller reads or writes, keyed by `apiVersion/kind`. */
 export interface KindResource {

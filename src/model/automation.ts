@@ -3,7 +3,7 @@
  * it gives, how a status-check answer is read, whether a terminated Instance needs its content
  * submitted, and the labels the termination/submission steps write. The clock is an input.
  */
-import type { Environment, Instance } from '../api/types.ts';
+import type { Environment, Instance } from '../inputs/types.ts';
 import { instanceObjectLabels, LABEL, type InstanceIdentity } from './labels.ts';
 
 /** A Template lifespan: `never`, or a whole number of milliseconds. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Inventory } from '../api/inventory.ts';
-import type { Problem } from '../api/problems.ts';
-import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../api/types.ts';
+import type { Inventory } from '../inputs/inventory.ts';
+import type { Problem } from '../inputs/problems.ts';
+import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';

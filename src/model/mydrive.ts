@@ -1,4 +1,4 @@
-import type { Secret } from '../api/types.ts';
+import type { Secret } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { canon, myDrivePvcName } from './naming.ts';
 

@@ -1,4 +1,4 @@
-import type { InstancePhase } from '../api/types.ts';
+import type { InstancePhase } from '../inputs/types.ts';
 
 /** The parts of live objects the phase mapping reads (docs/behaviour.md §7.4, §7.5). */
 export interface Condition {

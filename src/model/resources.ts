@@ -1,5 +1,5 @@
-import type { EnvironmentResources, QuantityValue } from '../api/types.ts';
-import { addQuantities, formatQuantity, millicores, parseQuantity } from '../api/quantity.ts';
+import type { EnvironmentResources, QuantityValue } from '../inputs/types.ts';
+import { addQuantities, formatQuantity, millicores, parseQuantity } from '../inputs/quantity.ts';
 
 /** Memory KubeVirt needs beyond the guest's (docs/behaviour.md §7.4): 500M, decimal. */
 const VM_MEMORY_OVERHEAD = '500M';

@@ -4,7 +4,7 @@
  * an input (the tag), so that composing a snapshot's Job stays deterministic.
  */
 import { goDuration } from './duration.ts';
-import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../api/types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../inputs/types.ts';
 
 /** `status.phase` values of an InstanceSnapshot (docs/behaviour.md §1.5; the CRD has no enum). */
 export type SnapshotPhase = 'Pending' | 'Processing' | 'Completed' | 'Failed';

@@ -1,7 +1,7 @@
-import type { Tenant, TenantResourceQuota, Workspace } from '../api/types.ts';
+import type { Tenant, TenantResourceQuota, Workspace } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { LABEL, tenantCommonLabels } from './labels.ts';
-import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from '../api/quantity.ts';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
 
 /** The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md §5.3 step 4). */
 export function splitWorkspaces(tenant: Tenant, workspaces: ReadonlyMap<string, Workspace>) {

@@ -20,7 +20,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { SharedClusterRoles } from '../../constructs/platform/shared-cluster-roles.ts';
-import { INPUT_KINDS, type InputKind, type KubeObject } from '../api/types.ts';
+import { INPUT_KINDS, type InputKind, type KubeObject } from '../inputs/types.ts';
 import { compose, renderAll } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { Caches } from '../controller/caches.ts';

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
 import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';

@@ -4,9 +4,9 @@
  * and managers; running and stopped Instances; a snapshot request. The RBAC derivation renders them (with each auth
  * mode) to learn which kinds the controller writes.
  */
-import { Inventory } from '../api/inventory.ts';
-import { checkObject, type SourcedObject } from '../api/parse.ts';
-import type { Problem } from '../api/problems.ts';
+import { Inventory } from '../inputs/inventory.ts';
+import { checkObject, type SourcedObject } from '../inputs/parse.ts';
+import type { Problem } from '../inputs/problems.ts';
 
 const TYPES = ['VirtualMachine', 'CloudVM', 'Container', 'Standalone'] as const;
 const MODES = ['Standard', 'Exam', 'Exercise'] as const;

@@ -1,4 +1,4 @@
-import type { Problem } from '../api/problems.ts';
+import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { envVarName } from '../config/keys.ts';
 

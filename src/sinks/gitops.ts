@@ -1,6 +1,6 @@
 import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';

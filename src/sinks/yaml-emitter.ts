@@ -1,4 +1,4 @@
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { doubleQuoted, isPlainSafe } from '../model/yaml-scalar.ts';
 
 /**

@@ -9,7 +9,7 @@ import { isIP, type BlockList } from 'node:net';
 import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
 import { readCappedBody } from '../kube/http-endpoints.ts';
-import { loneSurrogatePath } from '../api/lone-surrogates.ts';
+import { loneSurrogatePath } from '../inputs/lone-surrogates.ts';
 import { RequestError } from './errors.ts';
 import type { UserPodsService } from './service.ts';
 

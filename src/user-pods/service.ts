@@ -4,7 +4,7 @@
  * the old one would and resumes the creations and deletions still under way.
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject } from '../inputs/types.ts';
 import { renderStartObjects, renderTokenSecret, renderUserPod, type LivePod } from '../compose/user-pods.ts';
 import { KubeApiError, type KubeClient } from '../kube/client.ts';
 import { deleteObject, getObject, listObjects, serverSideApply } from '../kube/objects.ts';

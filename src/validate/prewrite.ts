@@ -14,13 +14,14 @@
  * A set's part of the check (`checkSetObjects`) is computed where the set is rendered (render
  * workers included) and kept small; the collisions need every set and are found afterwards.
  */
-import type { Inventory } from '../api/inventory.ts';
-import type { Source } from '../api/parse.ts';
-import type { Problem } from '../api/problems.ts';
-import type { InputObject } from '../api/types.ts';
+import type { Inventory } from '../inputs/inventory.ts';
+import type { Source } from '../inputs/parse.ts';
+import type { Problem } from '../inputs/problems.ts';
+import type { InputObject } from '../inputs/types.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from '../inputs/k8s-names.ts';
+import { nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
 
 interface Identified {
   kind: string;

@@ -1,13 +1,13 @@
 /**
  * The vendored schemas, as JSON Schemas ajv can compile: Kubernetes' OpenAPI v3 documents
  * (imports/k8s-openapi/, one ajv resource per document, `$ref`s resolved inside it) and the CRDs
- * (imports/crds/, through src/api/crd-schemas.ts). Both behave like the API server with strict
+ * (imports/crds/, through src/inputs/crd-schemas.ts). Both behave like the API server with strict
  * field validation: unknown fields are errors unless the schema preserves them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCrdVersions, type CrdVersion } from '../api/crd-schemas.ts';
-import { toJsonSchema } from '../api/schema-validator.ts';
+import { loadCrdVersions, type CrdVersion } from '../inputs/crd-schemas.ts';
+import { toJsonSchema } from '../inputs/schema-validator.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { CRD_RULES, K8S_RULES } from './rules.ts';
 

@@ -3,18 +3,20 @@
  * `kubectl apply --validate=strict`: the vendored OpenAPI/CRD schema of the kind (unknown fields,
  * required fields, types, formats, quantities), ObjectMeta (name, namespace, labels,
  * annotations) and the Go-side rules of ./rules.ts. One validator per kind, made lazily (most runs
- * never need most kinds) and loaded from the compiled-schema cache (src/api/ajv-cache.ts) when it
+ * never need most kinds) and loaded from the compiled-schema cache (src/inputs/ajv-cache.ts) when it
  * holds it: compiling the KubeVirt schemas alone takes ~0.7 s.
  */
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
-import { AjvCache, cacheableAjv } from '../api/ajv-cache.ts';
-import { addFormats } from '../api/ajv-formats.ts';
-import { dedupe } from '../api/schema-validator.ts';
-import type { Source } from '../api/parse.ts';
-import { pointerToFieldPath, type Problem } from '../api/problems.ts';
+import { AjvCache, cacheableAjv } from '../inputs/ajv-cache.ts';
+import { addFormats } from '../inputs/ajv-formats.ts';
+import { dedupe } from '../inputs/schema-validator.ts';
+import type { Source } from '../inputs/parse.ts';
+import { pointerToFieldPath, type Problem } from '../inputs/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { FORMAT_MESSAGES, isDns1123Label, nameProblem, NAME_MESSAGES, registerRules } from './rules.ts';
+import { isDns1123Label } from '../inputs/k8s-names.ts';
+import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES } from './rules.ts';
+import { registerRules } from './rules/index.ts';
 import { collisionProblems } from './prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
@@ -32,7 +34,7 @@ export interface CompileTiming {
   apiVersion: string;
   kind: string;
   ms: number;
-  /** Loaded from the compiled-schema cache (src/api/ajv-cache.ts) instead of compiled. */
+  /** Loaded from the compiled-schema cache (src/inputs/ajv-cache.ts) instead of compiled. */
   cached: boolean;
 }
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Tenant } from '../api/types.ts';
+import type { Tenant } from '../inputs/types.ts';
 import { readCappedBody } from '../kube/http-endpoints.ts';
 import { TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
 import { errored, parseReview, review, type AdmissionRequest, type AdmissionResponse } from './admission.ts';

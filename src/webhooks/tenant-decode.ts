@@ -4,7 +4,7 @@
  * The API server has already applied the CRD schema, so a failure here means a malformed
  * request, answered with 400.
  */
-import type { Tenant, TenantWorkspaceEntry } from '../api/types.ts';
+import type { Tenant, TenantWorkspaceEntry } from '../inputs/types.ts';
 import { isObject, type AdmissionRequest } from './admission.ts';
 
 export type DecodeResult = { tenant: Tenant } | { error: string };

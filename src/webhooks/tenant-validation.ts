@@ -3,7 +3,7 @@
  * public keys (and, within ±24 h of now, the last login) of their own Tenant; anyone else may only
  * change the enrolments in workspaces they manage. Pure apart from the injected Tenant lookup and clock.
  */
-import type { Tenant } from '../api/types.ts';
+import type { Tenant } from '../inputs/types.ts';
 import { allowed, denied, errored, isBypass, isObject, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
 import { decodeTenant, emptyTenant, tenantName, workspaceRoles } from './tenant-decode.ts';
 import type { TenantWebhookConfig } from './tenant-mutation.ts';

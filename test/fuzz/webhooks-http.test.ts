@@ -10,7 +10,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import fastJsonPatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant } from '../../src/api/types.ts';
+import type { Tenant } from '../../src/inputs/types.ts';
 import { MUTATE_PATH, startWebhookServer, VALIDATE_PATH, type WebhookServer } from '../../src/webhooks/server.ts';
 import { makeServingCert } from '../support/tls.ts';
 import { buildBody, buildRequest, describe as shown, fieldNames, httpCase, mayGoUnanswered, type HttpCase } from './support/http-cases.ts';

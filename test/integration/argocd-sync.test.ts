@@ -21,7 +21,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { INGRESS_TLS_SECRET } from '../../constructs/instance/exposition.ts';
 import { REGISTRY_CREDENTIALS, REGISTRY_CREDENTIALS_CDI } from '../../constructs/instance/virtual-machine.ts';
 import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
-import { readInputs } from '../../src/api/parse.ts';
+import { readInputs } from '../../src/inputs/parse.ts';
 import { loadConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { MYDRIVE_INFO_SECRET } from '../../src/model/mydrive.ts';
 import { myDrivePvcName, tenantNamespaceName } from '../../src/model/naming.ts';

@@ -4,7 +4,7 @@ import { Testing } from 'cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BastionChart } from '../../constructs/bastion/bastion-chart.ts';
 import { SnapshotChart } from '../../constructs/snapshot/snapshot-chart.ts';
-import type { Instance, InstanceSnapshot } from '../../src/api/types.ts';
+import type { Instance, InstanceSnapshot } from '../../src/inputs/types.ts';
 import { snapshotTag } from '../../src/model/snapshot.ts';
 import { createNamespace, deleteNamespace, dryRunCreate, type KubeObject } from './cluster.ts';
 

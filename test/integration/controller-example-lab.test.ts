@@ -3,9 +3,9 @@
 // read back from the cluster ("one composition"). Uses the lab's real names; cleans up after itself.
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Inventory } from '../../src/api/inventory.ts';
-import { checkObject, readInputs, type SourcedObject } from '../../src/api/parse.ts';
-import type { Problem } from '../../src/api/problems.ts';
+import { Inventory } from '../../src/inputs/inventory.ts';
+import { checkObject, readInputs, type SourcedObject } from '../../src/inputs/parse.ts';
+import type { Problem } from '../../src/inputs/problems.ts';
 import { compose, renderAll } from '../../src/compose/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';

@@ -2,10 +2,10 @@
 // unique target label (so tests in the shared cluster never see each other's objects), the
 // controller started in-process, and the "one composition" check.
 import { pino } from 'pino';
-import { Inventory } from '../../src/api/inventory.ts';
-import { checkObject, type SourcedObject } from '../../src/api/parse.ts';
-import type { Problem } from '../../src/api/problems.ts';
-import type { KubeObject as InputKubeObject } from '../../src/api/types.ts';
+import { Inventory } from '../../src/inputs/inventory.ts';
+import { checkObject, type SourcedObject } from '../../src/inputs/parse.ts';
+import type { Problem } from '../../src/inputs/problems.ts';
+import type { KubeObject as InputKubeObject } from '../../src/inputs/types.ts';
 import { compose, renderAll } from '../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { startController, type ControllerHandle, type ControllerOptions } from '../../src/controller/controller.ts';

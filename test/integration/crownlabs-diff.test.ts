@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject as InputKubeObject } from '../../src/api/types.ts';
+import type { KubeObject as InputKubeObject } from '../../src/inputs/types.ts';
 import { COMPOSER, parentId } from '../../src/model/labels.ts';
 import { objectsToYaml } from '../../src/sinks/yaml-emitter.ts';
 import { BIN } from '../support/cli.ts';

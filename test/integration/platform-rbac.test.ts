@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInputs } from '../../src/api/parse.ts';
+import { readInputs } from '../../src/inputs/parse.ts';
 import { runBastionKeys } from '../../src/bastion/tenant-watch.ts';
 import { loadConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { startController, type ControllerHandle } from '../../src/controller/controller.ts';

@@ -11,7 +11,7 @@ import { App } from 'cdk8s';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
-import { Inventory } from '../../src/api/inventory.ts';
+import { Inventory } from '../../src/inputs/inventory.ts';
 import { compose, renderAll } from '../../src/compose/compose.ts';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { testConfig } from '../support/lab.ts';

@@ -1,4 +1,4 @@
-import type { InputObject } from '../../src/api/types.ts';
+import type { InputObject } from '../../src/inputs/types.ts';
 
 export interface LabSize {
   workspaces: number;

@@ -64,7 +64,7 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/output-marker.ts', tier: 'base' },
   { prefix: 'src/runtime/', tier: 'base' },
   { prefix: 'imports/', tier: 'base' },
-  { prefix: 'src/api/', tier: 'core', rank: 1 },
+  { prefix: 'src/inputs/', tier: 'core', rank: 1 },
   { prefix: 'src/config/', tier: 'core', rank: 2 },
   { prefix: 'src/model/', tier: 'core', rank: 3 },
   { prefix: 'constructs/', tier: 'core', rank: 4 },

@@ -1,7 +1,7 @@
-import { Inventory } from '../../src/api/inventory.ts';
-import { parseInputText } from '../../src/api/parse.ts';
-import type { Problem } from '../../src/api/problems.ts';
-import type { KubeObject } from '../../src/api/types.ts';
+import { Inventory } from '../../src/inputs/inventory.ts';
+import { parseInputText } from '../../src/inputs/parse.ts';
+import type { Problem } from '../../src/inputs/problems.ts';
+import type { KubeObject } from '../../src/inputs/types.ts';
 import { compose, renderAll, type RenderedSet } from '../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
 

@@ -4,7 +4,7 @@
  * we sort both so that an unchanged registry gives byte-identical objects (no spurious writes,
  * readable diffs).
  */
-import type { ImageList, ImageListSpec } from '../../api/types.ts';
+import type { ImageList, ImageListSpec } from '../../inputs/types.ts';
 
 export const IMAGE_LIST_API_VERSION = 'crownlabs.polito.it/v1alpha1';
 

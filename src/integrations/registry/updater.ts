@@ -5,7 +5,7 @@
  * from the list that consumers (the dashboard) offer. The loop always goes on.
  */
 import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import type { ImageList } from '../../api/types.ts';
+import type { ImageList } from '../../inputs/types.ts';
 import { RegistryClient, RegistryError } from './client.ts';
 import { buildImageListSpec, imageListObject, type RepositoryTags } from './image-list.ts';
 

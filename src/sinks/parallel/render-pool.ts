@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { InputObject } from '../../api/types.ts';
+import type { InputObject } from '../../inputs/types.ts';
 import { renderUnit, type RenderUnit } from '../../compose/compose.ts';
 import type { ComposerConfig } from '../../config/config.ts';
 import { checkSetObjects, type SetCheck } from '../../validate/prewrite.ts';

@@ -1,7 +1,7 @@
 // A render worker: claims chunks of units from the shared counter, composes and renders them from
 // the same validated input as the main thread, and sends back each set's output as strings.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Inventory } from '../../api/inventory.ts';
+import { Inventory } from '../../inputs/inventory.ts';
 import { compose, type RenderUnit } from '../../compose/compose.ts';
 import { parentKey } from '../../model/labels.ts';
 import { GitopsTreeBuilder } from '../gitops.ts';

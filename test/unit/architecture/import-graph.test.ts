@@ -71,12 +71,12 @@ describe('the layering check on a synthetic graph', () => {
   it('accepts the flow api → config → model → constructs → compose → sinks, features on the core and src/kube, the CLI on anything', () => {
     const ok = g({
       'src/sinks/files.ts': ['src/compose/compose.ts', 'src/runtime/bundle.mjs'],
-      'src/compose/compose.ts': ['constructs/instance/instance-chart.ts', 'src/model/naming.ts', 'src/api/types.ts'],
+      'src/compose/compose.ts': ['constructs/instance/instance-chart.ts', 'src/model/naming.ts', 'src/inputs/types.ts'],
       'constructs/instance/instance-chart.ts': ['src/model/naming.ts', 'src/config/config.ts', 'imports/kubevirt.io.ts'],
-      'src/model/naming.ts': ['src/config/config.ts', 'src/api/types.ts'],
+      'src/model/naming.ts': ['src/config/config.ts', 'src/inputs/types.ts'],
       'src/controller/controller.ts': ['src/kube/client.ts', 'src/compose/compose.ts'],
       'src/user-pods/service.ts': ['src/kube/client.ts'],
-      'src/kube/client.ts': ['src/api/types.ts'],
+      'src/kube/client.ts': ['src/inputs/types.ts'],
       'src/cli/main.ts': ['src/controller/controller.ts', 'src/user-pods/service.ts', 'src/sinks/files.ts'],
     });
     expect(layeringViolations(ok)).toEqual([]);
@@ -91,8 +91,8 @@ describe('the layering check on a synthetic graph', () => {
     ['a feature importing another', 'src/user-pods/service.ts', 'src/controller/kube-client.ts', /feature imports the core and shared/],
     ['a feature importing the CLI', 'src/user-pods/config.ts', 'src/cli/duration.ts', /feature imports the core and shared/],
     ['shared infrastructure importing a feature', 'src/kube/client.ts', 'src/controller/metrics.ts', /shared infrastructure imports the core only/],
-    ['a base module importing the core', 'src/paths.ts', 'src/api/types.ts', /base imports nothing/],
-    ['a module outside the map', 'src/newthing/x.ts', 'src/api/types.ts', /in no layer/],
+    ['a base module importing the core', 'src/paths.ts', 'src/inputs/types.ts', /base imports nothing/],
+    ['a module outside the map', 'src/newthing/x.ts', 'src/inputs/types.ts', /in no layer/],
   ])('flags %s', (_what, from, to, problem) => {
     const v = layeringViolations(g({ [from]: [to] }));
     expect(v).toHaveLength(1);

@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadInventory } from '../../../src/api/load.ts';
-import type { ParsedInput } from '../../../src/api/parse.ts';
-import { readInputs } from '../../../src/api/parse.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import type { ParsedInput } from '../../../src/inputs/parse.ts';
+import { readInputs } from '../../../src/inputs/parse.ts';
 import { ParseCache } from '../../../src/cache/parse-cache.ts';
 import { LAB } from '../../support/cli.ts';
 

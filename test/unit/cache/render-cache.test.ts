@@ -3,8 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
-import { TEMPLATE_REF, type InputObject } from '../../../src/api/types.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
 import { isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';

@@ -2,7 +2,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Problem } from '../../../src/api/problems.ts';
+import type { Problem } from '../../../src/inputs/problems.ts';
 import { RunRecord, type RunRecordOptions } from '../../../src/cache/run-record.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
-import { loadInventory } from '../../../src/api/load.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
 import { compose, renderUnit, type ComposeOptions } from '../../../src/compose/compose.ts';
 import { parentKey, type ParentRef } from '../../../src/model/labels.ts';
 import { generateLab } from '../../support/generate-lab.ts';

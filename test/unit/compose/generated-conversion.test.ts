@@ -1,7 +1,7 @@
 import { ApiObject, App } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { describe, expect, it } from 'vitest';
-import { loadInventory } from '../../../src/api/load.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
 import { compose } from '../../../src/compose/compose.ts';
 import { compiledConversion } from '../../../src/compose/generated-conversion.ts';
 import { loadConfig } from '../../../src/config/config.ts';

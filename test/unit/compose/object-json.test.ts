@@ -1,8 +1,8 @@
 import { ApiObject, App, Chart, JsonPatch, Lazy, type IResolver, type ResolutionContext } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
-import { loadInventory } from '../../../src/api/load.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
 import { compose, type RenderUnit } from '../../../src/compose/compose.ts';
 import { hasOnePassJson, objectJson } from '../../../src/compose/object-json.ts';
 import { loadConfig } from '../../../src/config/config.ts';

@@ -1,8 +1,8 @@
 import { Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { SnapshotChart } from '../../../constructs/snapshot/snapshot-chart.ts';
-import { Inventory } from '../../../src/api/inventory.ts';
-import type { Environment, Instance, InstanceSnapshot, KubeObject, Template } from '../../../src/api/types.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import type { Environment, Instance, InstanceSnapshot, KubeObject, Template } from '../../../src/inputs/types.ts';
 import { compose, renderAll, renderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';

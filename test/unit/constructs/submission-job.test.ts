@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Instance } from '../../../src/api/types.ts';
+import type { Instance } from '../../../src/inputs/types.ts';
 import { renderSubmissionJob } from '../../../src/compose/submission.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

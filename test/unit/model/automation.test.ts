@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Environment, Instance } from '../../../src/api/types.ts';
+import type { Environment, Instance } from '../../../src/inputs/types.ts';
 import {
   expiryTime,
   interpretStatusCheck,

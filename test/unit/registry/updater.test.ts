@@ -2,7 +2,7 @@
 // failure is one log line, nothing is written, and the loop goes on to the next pass.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ImageList } from '../../../src/api/types.ts';
+import type { ImageList } from '../../../src/inputs/types.ts';
 import { RegistryClient } from '../../../src/integrations/registry/client.ts';
 import { runImageListLoop, runImageListPass, type ImageListWriter } from '../../../src/integrations/registry/updater.ts';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadInventory } from '../../../src/api/load.ts';
-import type { KubeObject } from '../../../src/api/types.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import type { KubeObject } from '../../../src/inputs/types.ts';
 import { compose, renderAll, type RenderedSet } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';

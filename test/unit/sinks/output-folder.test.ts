@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandInputPaths } from '../../../src/api/parse.ts';
+import { expandInputPaths } from '../../../src/inputs/parse.ts';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
 import { listFiles, OutputError, patchTree, writeFileAtomically, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 

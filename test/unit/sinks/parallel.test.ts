@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { distFiles } from '../../../src/sinks/files.ts';
 import { GitopsTreeBuilder, gitopsFiles } from '../../../src/sinks/gitops.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { KubeObject } from '../../../src/api/types.ts';
+import type { KubeObject } from '../../../src/inputs/types.ts';
 import { writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 import { gitopsObject } from '../../../src/sinks/gitops.ts';
 import { carryOverSealed, MAX_SEALED_FILE } from '../../../src/sinks/sealed-carry-over.ts';

@@ -1,4 +1,4 @@
-// The compiled-schema cache (src/api/ajv-cache.ts): validators loaded from saved standalone code
+// The compiled-schema cache (src/inputs/ajv-cache.ts): validators loaded from saved standalone code
 // report exactly what freshly compiled ones report, and a damaged or unusable cache is a miss.
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
-import { AjvCache, cacheableAjv } from '../../../src/api/ajv-cache.ts';
-import { CORE_INPUT_SCHEMAS } from '../../../src/api/core-schemas.ts';
-import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from '../../../src/api/crd-schemas.ts';
-import { SchemaValidator } from '../../../src/api/schema-validator.ts';
-import { loadInventory } from '../../../src/api/load.ts';
-import type { KubeObject } from '../../../src/api/types.ts';
+import { AjvCache, cacheableAjv } from '../../../src/inputs/ajv-cache.ts';
+import { CORE_INPUT_SCHEMAS } from '../../../src/inputs/core-schemas.ts';
+import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from '../../../src/inputs/crd-schemas.ts';
+import { SchemaValidator } from '../../../src/inputs/schema-validator.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import type { KubeObject } from '../../../src/inputs/types.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { isPlainJson, RenderedObjectValidator } from '../../../src/validate/validator.ts';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
-import { loadInventory } from '../../../src/api/load.ts';
-import { formatProblem, type Problem } from '../../../src/api/problems.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import { formatProblem, type Problem } from '../../../src/inputs/problems.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { sharedValidator, validateRenderedSets } from '../../../src/validate/validator.ts';

@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadInventory } from '../../../src/api/load.ts';
-import type { KubeObject } from '../../../src/api/types.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import type { KubeObject } from '../../../src/inputs/types.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { k8sDocument, k8sOpenApiDir, kindSchema, vendoredK8sKinds } from '../../../src/validate/schemas.ts';

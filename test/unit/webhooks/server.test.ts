@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant } from '../../../src/api/types.ts';
+import type { Tenant } from '../../../src/inputs/types.ts';
 import { MUTATE_PATH, startWebhookServer, VALIDATE_PATH, type WebhookServer } from '../../../src/webhooks/server.ts';
 import { makeServingCert, type ServingCert } from '../../support/tls.ts';
 

@@ -1,6 +1,6 @@
 import fastJsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import type { Tenant } from '../../../src/api/types.ts';
+import type { Tenant } from '../../../src/inputs/types.ts';
 import type { AdmissionRequest, AdmissionResponse, Operation } from '../../../src/webhooks/admission.ts';
 import {
   mutateTenant,

@@ -89,7 +89,7 @@ const core = (kind: string, plural: string, namespaced: boolean, schema: Record<
   version: 'v1',
   namespaced,
   schema,
-  file: 'src/api/core-schemas.ts',
+  file: 'src/inputs/core-schemas.ts',
 });
 
 /** The core/v1 kinds of the input, validated like the CrownLabs kinds. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readInputs } from '../../../src/api/parse.ts';
+import { readInputs } from '../../../src/inputs/parse.ts';
 import { defaultConfig, loadConfig } from '../../../src/config/config.ts';
 import { BIN, ROOT } from '../../support/cli.ts';
 

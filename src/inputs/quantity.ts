@@ -1,7 +1,7 @@
 /**
  * Kubernetes `resource.Quantity`: parsing, exact arithmetic and canonical formatting, with the
  * observable behaviour of Go's `k8s.io/apimachinery/pkg/api/resource` (checked against v0.31.0 by
- * the Go-generated table in test/unit/api/fixtures/quantity-go.json).
+ * the Go-generated table in test/unit/inputs/fixtures/quantity-go.json).
  *
  * What "the same observable behaviour" covers:
  * - `parseQuantity` accepts and rejects exactly what `resource.ParseQuantity` does (including the

@@ -1,10 +1,10 @@
-// The vendored CRDs are read with js-yaml (src/api/crd-schemas.ts, ~10× faster on KubeVirt's);
+// The vendored CRDs are read with js-yaml (src/inputs/crd-schemas.ts, ~10× faster on KubeVirt's);
 // the `yaml` package, which reads the inputs' positions, must see the very same documents.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { parseCrdFile } from '../../../src/api/crd-schemas.ts';
+import { parseCrdFile } from '../../../src/inputs/crd-schemas.ts';
 import { crdsDir } from '../../../src/paths.ts';
 
 describe('reading the vendored CRD files', () => {

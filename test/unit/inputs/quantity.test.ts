@@ -10,7 +10,7 @@ import {
   millicores,
   parseQuantity,
   type QuantityFormat,
-} from '../../../src/api/quantity.ts';
+} from '../../../src/inputs/quantity.ts';
 
 // The expected values in this table come from Go: k8s.io/apimachinery v0.31.0's
 // pkg/api/resource, run by a throwaway program (see the fixture's "about" field for how). The

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/api/inventory.ts';
-import { parseInputText } from '../../../src/api/parse.ts';
-import { formatProblem, pointerToFieldPath } from '../../../src/api/problems.ts';
-import type { Instance, Template, Tenant } from '../../../src/api/types.ts';
+import { Inventory } from '../../../src/inputs/inventory.ts';
+import { parseInputText } from '../../../src/inputs/parse.ts';
+import { formatProblem, pointerToFieldPath } from '../../../src/inputs/problems.ts';
+import type { Instance, Template, Tenant } from '../../../src/inputs/types.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

@@ -3,6 +3,7 @@ import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
+import { isDns1123Label, isDns1123Subdomain } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
@@ -39,7 +40,7 @@ export interface ReadOptions {
   cwd?: string;
   /** Most bytes one input file may hold (config `inputMaxFileSize`; default 16 MiB). */
   maxFileBytes?: number;
-  /** Standard input, read beforehand (src/api/input-file.ts, readStdin), for the path `-`. */
+  /** Standard input, read beforehand (src/inputs/input-file.ts, readStdin), for the path `-`. */
   stdin?: ReadResult;
   /** Files parsed before, by name and text (src/cache/parse-cache.ts). */
   memo?: ParseMemo;
@@ -66,8 +67,6 @@ export interface ParsedInput {
 }
 
 const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 let validator: SchemaValidator | undefined;
 /** The CrownLabs CRDs and the core kinds of the input (Namespace, Secret). */
@@ -349,7 +348,7 @@ export function checkObject(
   if (!name) {
     problems.push({ ...about, ...pos('/metadata'), field: prefixed('metadata.name'), message: 'required value is missing' });
     ok = false;
-  } else if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+  } else if (!isDns1123Subdomain(name)) {
     problems.push({ ...about, ...pos('/metadata/name'), field: prefixed('metadata.name'), message: `"${name}" is not a valid name (lower-case RFC 1123 subdomain)` });
     ok = false;
   }
@@ -359,7 +358,7 @@ export function checkObject(
   } else if (!known.namespaced && namespace) {
     problems.push({ ...about, ...pos('/metadata/namespace'), field: prefixed('metadata.namespace'), message: `${kind} is cluster-scoped and takes no namespace` });
     ok = false;
-  } else if (namespace && (namespace.length > 63 || !DNS1123_LABEL.test(namespace))) {
+  } else if (namespace && !isDns1123Label(namespace)) {
     // Namespaces become folder names of every sink's output: "../x" must never reach a path.
     problems.push({ ...about, ...pos('/metadata/namespace'), field: prefixed('metadata.namespace'), message: `${JSON.stringify(namespace)} is not a valid namespace (lower-case RFC 1123 label, at most 63 characters)` });
     ok = false;

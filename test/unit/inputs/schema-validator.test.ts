@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadInventory } from '../../../src/api/load.ts';
-import { parseInputText } from '../../../src/api/parse.ts';
+import { loadInventory } from '../../../src/inputs/load.ts';
+import { parseInputText } from '../../../src/inputs/parse.ts';
 import { compose } from '../../../src/compose/compose.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { CONFIG, LAB } from '../../support/cli.ts';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CORE_INPUT_SCHEMAS, OBJECT_META_SCHEMA } from '../../../src/api/core-schemas.ts';
-import { firstInvalidUtf8 } from '../../../src/api/input-file.ts';
-import { checkObject, parseInputText, readInputs, type SourcedObject } from '../../../src/api/parse.ts';
-import type { Problem } from '../../../src/api/problems.ts';
-import { escapeControl, formatProblem } from '../../../src/api/problems.ts';
+import { CORE_INPUT_SCHEMAS, OBJECT_META_SCHEMA } from '../../../src/inputs/core-schemas.ts';
+import { firstInvalidUtf8 } from '../../../src/inputs/input-file.ts';
+import { checkObject, parseInputText, readInputs, type SourcedObject } from '../../../src/inputs/parse.ts';
+import type { Problem } from '../../../src/inputs/problems.ts';
+import { escapeControl, formatProblem } from '../../../src/inputs/problems.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { crownlabs, ROOT } from '../../support/cli.ts';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseInputText } from '../../../src/api/parse.ts';
-import { formatProblem } from '../../../src/api/problems.ts';
+import { parseInputText } from '../../../src/inputs/parse.ts';
+import { formatProblem } from '../../../src/inputs/problems.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
 const TENANT = (key: string) => `apiVersion: crownlabs.polito.it/v1alpha2
