@@ -3,12 +3,12 @@ import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
-import { isDns1123Label, isDns1123Subdomain } from './k8s-names.ts';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
 import { fileType, readInputFile, STDIN_NAME, STDIN_PATH, type ReadResult } from './input-file.ts';
-import { pointerSegments, type Problem } from './problems.ts';
+import { pointerSegments, pointerToFieldPath, type Problem } from './problems.ts';
 import { SchemaValidator, UNKNOWN_FIELD } from './schema-validator.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type InputObject } from './types.ts';
 import { expandAliases, MAX_ALIAS_VALUES } from './yaml-aliases.ts';
@@ -369,6 +369,19 @@ export function checkObject(
     if (!isObject(map) || Object.values(map).some((v) => typeof v !== 'string')) {
       problems.push({ ...about, ...pos(`/metadata/${field}`), field: prefixed(`metadata.${field}`), message: 'must map strings to strings' });
       ok = false;
+      continue;
+    }
+    // What the API server refuses on the object itself: such an input cannot exist in a cluster.
+    for (const [key, value] of Object.entries(map)) {
+      const pointer = `/metadata/${field}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const at = { ...about, ...pos(pointer), field: prefixed(pointerToFieldPath(pointer)) };
+      if (!isQualifiedName(key)) {
+        problems.push({ ...at, message: `${JSON.stringify(key)} is not a valid ${field === 'labels' ? 'label' : 'annotation'} key (an optional DNS subdomain prefix and "/", then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)` });
+        ok = false;
+      } else if (field === 'labels' && !isLabelValue(value as string)) {
+        problems.push({ ...at, message: `${JSON.stringify(value)} is not a valid label value (at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, or empty)` });
+        ok = false;
+      }
     }
   }
   const v = inputValidator();

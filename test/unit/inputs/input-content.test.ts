@@ -21,7 +21,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const problemsOf = (text: string) => parseInputText(text, 'f.yaml').problems.map(formatProblem);
 
 describe('#14.16 input files must be UTF-8', () => {
-  const HEAD = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {x: "';
+  const HEAD = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  annotations: {x: "';
   const read = (bytes: Buffer) => {
     writeFileSync(join(dir, 'f.yaml'), bytes);
     return readInputs([dir], { cwd: dir });
@@ -43,7 +43,7 @@ describe('#14.16 input files must be UTF-8', () => {
   it('reads valid multi-byte text', () => {
     const { objects, problems } = read(Buffer.from(`${HEAD}é€🙂"}\n`));
     expect(problems).toEqual([]);
-    expect(objects[0].object.metadata.labels).toEqual({ x: 'é€🙂' });
+    expect(objects[0].object.metadata.annotations).toEqual({ x: 'é€🙂' });
   });
 
   it('finds the first invalid byte exactly where Node stops calling the bytes UTF-8', () => {

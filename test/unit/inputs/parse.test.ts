@@ -75,6 +75,38 @@ spec: {firstName: A, lastName: B, email: a@b.c, workspaces: [{name: w, role: own
       'spec.workspaces[0].role: must be one of "manager", "user"',
     ]);
   });
+  it('rejects label and annotation keys and label values the API server would refuse on the object, naming each', () => {
+    const { objects, problems } = parseInputText(
+      `apiVersion: crownlabs.polito.it/v1alpha2
+kind: Tenant
+metadata:
+  name: x
+  labels:
+    ok.example/fine: yes-1
+    "bad key!": v
+    a/b/c: v
+    ok: "$(rm -rf /)"
+    long: ${'a'.repeat(64)}
+    empty: ""
+  annotations:
+    crownlabs.polito.it/any-value: "spaces and $(symbols) are fine here"
+    "-bad": v
+spec: {firstName: A, lastName: B, email: a@b.c}
+`,
+      'f.yaml',
+    );
+    expect(problems.map((p) => `${formatProblem(p).split(': error: ')[0].split(' ')[0]} ${p.field}`)).toEqual([
+      'f.yaml:7:17 metadata.labels["bad key!"]',
+      'f.yaml:8:12 metadata.labels["a/b/c"]',
+      'f.yaml:9:9 metadata.labels.ok',
+      'f.yaml:10:11 metadata.labels.long',
+      'f.yaml:14:13 metadata.annotations["-bad"]',
+    ]);
+    expect(problems[0].message).toMatch(/^"bad key!" is not a valid label key/);
+    expect(problems[2].message).toMatch(/^"\$\(rm -rf \/\)" is not a valid label value/);
+    expect(problems[4].message).toMatch(/^"-bad" is not a valid annotation key/);
+    expect(objects).toHaveLength(0);
+  });
   it('names keys with dots and slashes in bracket form', () => {
     expect(pointerToFieldPath('/spec/template.crownlabs.polito.it~1TemplateRef/name')).toBe('spec["template.crownlabs.polito.it/TemplateRef"].name');
   });
