@@ -12,7 +12,7 @@ import { renderPlatform } from './src/platform/install.ts';
 import { OutputError, writeTreeAtomically } from './src/sinks/atomic-tree.ts';
 import { distFiles } from './src/sinks/files.ts';
 import { objectsToYaml } from './src/sinks/yaml-emitter.ts';
-import { checkRenderedSets, parentSource } from './src/validate/prewrite.ts';
+import { checkRenderedSets, parentSource } from './src/compose/prewrite.ts';
 
 const root = packageRoot();
 const input = process.env.CROWNLABS_INPUT ?? join(root, 'examples', 'lab');

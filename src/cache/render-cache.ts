@@ -9,7 +9,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import type { SetFiles } from '../sinks/gitops.ts';
-import type { SetCheck } from '../validate/prewrite.ts';
+import type { SetCheck } from '../compose/prewrite.ts';
 import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
 
 /*

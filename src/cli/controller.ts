@@ -2,9 +2,12 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startController, type ControllerWebhookOptions } from '../controller/controller.ts';
+import { startController } from '../controller/controller.ts';
 import { parseAddr } from '../kube/http-endpoints.ts';
-import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../webhooks/server.ts';
+import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
+
+/** The webhook server's own settings, from the `--webhook-*` flags. */
+export type WebhookFlags = Pick<WebhookServerOptions, 'port' | 'host' | 'certDir' | 'bypassGroups'>;
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseDuration } from '../model/duration.ts';
 import { checkApiServer, loadKubeConfig } from './kube.ts';
@@ -19,7 +22,7 @@ export { parseDuration };
  * The webhook server settings from the flags: undefined when turned off, 'no-certificate' when the
  * default cert dir (not given explicitly) holds no certificate, as on a developer's machine.
  */
-export function webhookOptions(opts: Record<string, string | boolean | undefined>): ControllerWebhookOptions | 'no-certificate' | undefined {
+export function webhookOptions(opts: Record<string, string | boolean | undefined>): WebhookFlags | 'no-certificate' | undefined {
   const portText = String(opts.webhookPort ?? '').trim();
   if (portText === '' || portText === '0') return undefined;
   const port = Number(portText);
@@ -75,7 +78,7 @@ export function registerController(program: Command): void {
     }
     let keepAlive: number;
     let resync: number;
-    let webhook: ControllerWebhookOptions | 'no-certificate' | undefined;
+    let webhook: WebhookFlags | 'no-certificate' | undefined;
     let statusCheckTimeout: number;
     let statusCheckInterval: number;
     let rqMin: number;
@@ -145,6 +148,7 @@ export function registerController(program: Command): void {
       log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
       webhook = undefined;
     }
+    const webhookFlags = webhook;
     let handle: Awaited<ReturnType<typeof startController>>;
     try {
       handle = await startController({
@@ -172,7 +176,8 @@ export function registerController(program: Command): void {
           expirationDryRun: opts.expirationDryRun === true,
         },
         onLeadershipLost: () => process.exit(1),
-        webhook,
+        // The controller starts the webhooks with its Tenant cache; the server module is wired here.
+        webhook: webhookFlags && ((deps) => startWebhookServer({ ...webhookFlags, ...deps })),
       });
     } catch (e) {
       // E.g. an unreadable webhook certificate or a port in use: say so (one line) and exit 1, as upstream.

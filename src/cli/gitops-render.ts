@@ -14,7 +14,7 @@ import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-poo
 import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
-import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
 import { LabSession } from './lab-session.ts';
 import { commandLogger } from './log.ts';

@@ -7,7 +7,7 @@ import { objectKey } from '../inputs/types.ts';
 import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
-import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from '../validate/prewrite.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from '../compose/prewrite.ts';
 
 interface FileState {
   objects: SourcedObject[];

@@ -9,7 +9,7 @@ import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
-import { checkRenderedSets, checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { checkRenderedSets, checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems, writeStdout } from './report.ts';
 import { stdinIfNamed } from './stdin.ts';
 import type { SynthOptions } from './render-options.ts';

@@ -3,7 +3,7 @@ import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
-import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../validate/prewrite.ts';
+import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { sharedValidator, validateRenderedSet } from '../validate/validator.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinIfNamed, stdinUsageError } from './stdin.ts';

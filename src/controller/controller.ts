@@ -8,7 +8,6 @@ import { pino, type Logger } from 'pino';
 import type { Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
-import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { Caches } from './caches.ts';
 import { childEventRequest } from './child-events.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
@@ -60,19 +59,27 @@ export interface ControllerOptions {
   automation?: AutomationOptions;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
-  /** Serve the Tenant admission webhooks (docs/behaviour.md §6); they run on every replica, leader or not. */
-  webhook?: ControllerWebhookOptions;
+  /**
+   * Starts the Tenant admission webhooks (docs/behaviour.md §6), which run on every replica, leader or
+   * not, with what they need of this controller. The caller (the CLI) wires the webhook server in,
+   * so the controller does not import another feature.
+   */
+  webhook?: (deps: WebhookDeps) => Promise<BesideServer>;
 }
 
-export interface ControllerWebhookOptions {
-  /** 0: any free port. */
-  port: number;
-  /** Bind address; default all interfaces. */
-  host?: string;
-  /** Directory holding tls.crt and tls.key. */
-  certDir: string;
-  /** `--webhook-bypass-groups` */
-  bypassGroups: string[];
+/** What the webhooks take from the controller: its shard settings, the requester's Tenant, clock, logger. */
+export interface WebhookDeps {
+  targetLabel: ComposerConfig['targetLabel'];
+  baseWorkspaces: ComposerConfig['baseWorkspaces'];
+  getTenant(name: string): Promise<Tenant>;
+  now: () => number;
+  logger: Logger;
+}
+
+/** A server started beside the controller and closed with it. */
+export interface BesideServer {
+  readonly address?: string;
+  close(): Promise<void>;
 }
 
 export interface ControllerHandle {
@@ -173,11 +180,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
   if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
 
-  let webhooks: WebhookServer | undefined;
+  let webhooks: BesideServer | undefined;
   if (options.webhook) {
     try {
-      webhooks = await startWebhookServer({
-        ...options.webhook,
+      webhooks = await options.webhook({
         targetLabel: options.config.targetLabel,
         baseWorkspaces: options.config.baseWorkspaces,
         getTenant: (name) => requesterTenant(client, caches, name),

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadCrdVersions, type CrdVersion } from '../inputs/crd-schemas.ts';
 import { toJsonSchema } from '../inputs/schema-validator.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { CRD_RULES, K8S_RULES } from './rules.ts';
+import { CRD_RULES, K8S_RULES } from '../model/api-server-rules.ts';
 
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
@@ -84,7 +84,7 @@ export function k8sDocument(file: string): Record<string, unknown> {
 /**
  * One OpenAPI component as JSON Schema: `Quantity` and `IntOrString` become one keyword each (one
  * clear message instead of `oneOf` branches), objects with `properties` reject unknown fields,
- * `x-kubernetes-*`, `default` and `description` go, and the rules of ./rules.ts are merged in.
+ * `x-kubernetes-*`, `default` and `description` go, and the rules of src/model/api-server-rules.ts are merged in.
  */
 export function k8sComponentSchema(name: string, schema: Record<string, unknown>): Record<string, unknown> {
   if (name === QUANTITY) return { k8sResourceQuantity: true };

@@ -2,7 +2,7 @@
  * Offline validation of rendered objects, the way the API server would take them with
  * `kubectl apply --validate=strict`: the vendored OpenAPI/CRD schema of the kind (unknown fields,
  * required fields, types, formats, quantities), ObjectMeta (name, namespace, labels,
- * annotations) and the Go-side rules of ./rules.ts. One validator per kind, made lazily (most runs
+ * annotations) and the Go-side rules of src/model/api-server-rules.ts. One validator per kind, made lazily (most runs
  * never need most kinds) and loaded from the compiled-schema cache (src/inputs/ajv-cache.ts) when it
  * holds it: compiling the KubeVirt schemas alone takes ~0.7 s.
  */
@@ -15,9 +15,9 @@ import { pointerToFieldPath, type Problem } from '../inputs/problems.ts';
 import type { RenderedSet } from '../compose/compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { isDns1123Label } from '../inputs/k8s-names.ts';
-import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES } from './rules.ts';
+import { FORMAT_MESSAGES, nameProblem, NAME_MESSAGES } from '../model/api-server-rules.ts';
 import { registerRules } from './rules/index.ts';
-import { collisionProblems } from './prewrite.ts';
+import { collisionProblems } from '../compose/prewrite.ts';
 import { k8sDocument, k8sSchemaSource, kindSchema, type KindSchema } from './schemas.ts';
 
 

@@ -299,7 +299,7 @@ describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real AP
     it('`startController` with webhook options answers on its webhook port, reading the requester from its cache', async () => {
       // A shard no object carries: the controller reconciles nothing, its caches still hold every Tenant.
       const { handle, requests } = await runController(labConfig(`${P}-none`, { baseWorkspaces: [UTILITIES] }), {
-        webhook: { port: 0, host: '127.0.0.1', certDir: path.join(tmp, 'certs'), bypassGroups: ['system:masters'] },
+        webhook: (deps) => startWebhookServer({ port: 0, host: '127.0.0.1', certDir: path.join(tmp, 'certs'), bypassGroups: ['system:masters'], ...deps }),
       });
       try {
         const ada = await get(names.ada);

@@ -45,7 +45,7 @@ export function readImportGraph(root: string, folders: readonly string[] = ['src
   return graph;
 }
 
-export type Tier = 'base' | 'core' | 'shared' | 'feature' | 'app';
+export type Tier = 'base' | 'core' | 'shared' | 'feature' | 'assembly' | 'app';
 export interface Area {
   /** Path prefix: a folder ending in `/`, or one file. */
   readonly prefix: string;
@@ -57,7 +57,9 @@ export interface Area {
 /**
  * The layers. base: imported by anyone, imports nothing of ours. core: the one-way flow.
  * shared: infrastructure features use (API client, outside systems). feature: imports base, core
- * and shared only, never another feature. app: the CLI, imports anything, imported by nobody.
+ * and shared only, never another feature. assembly: the install of the whole product (src/platform),
+ * which derives each component's RBAC from what the features declare and read, so it imports
+ * features; only the CLI imports it. app: the CLI, imports anything, imported by nobody.
  */
 export const LAYERS: readonly Area[] = [
   { prefix: 'src/paths.ts', tier: 'base' },
@@ -77,7 +79,7 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/webhooks/', tier: 'feature' },
   { prefix: 'src/user-pods/', tier: 'feature' },
   { prefix: 'src/validate/', tier: 'feature' },
-  { prefix: 'src/platform/', tier: 'feature' },
+  { prefix: 'src/platform/', tier: 'assembly' },
   { prefix: 'src/bastion/', tier: 'feature' },
   { prefix: 'src/cache/', tier: 'feature' },
   { prefix: 'src/cli/', tier: 'app' },
@@ -108,6 +110,8 @@ export function layeringProblem(from: string, to: string, layers: readonly Area[
       return b.tier === 'core' ? undefined : `${ab}: shared infrastructure imports the core only`;
     case 'feature':
       return b.tier === 'core' || b.tier === 'shared' ? undefined : `${ab}: a feature imports the core and shared infrastructure only`;
+    case 'assembly':
+      return b.tier === 'app' ? `${ab}: the assembly does not import the CLI` : undefined;
     case 'app':
       return undefined;
   }

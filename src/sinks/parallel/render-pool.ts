@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { InputObject } from '../../inputs/types.ts';
 import { renderUnit, type RenderUnit } from '../../compose/compose.ts';
 import type { ComposerConfig } from '../../config/config.ts';
-import { checkSetObjects, type SetCheck } from '../../validate/prewrite.ts';
+import { checkSetObjects, type SetCheck } from '../../compose/prewrite.ts';
 import type { GitopsTreeBuilder, SetFiles } from '../gitops.ts';
 import { objectsToYaml } from '../yaml-emitter.ts';
 import { workerScript } from './worker-script.ts';
@@ -13,7 +13,7 @@ export type RenderMode = 'synth' | 'gitops';
 /** What a sink keeps of a rendered set: strings, cheap to pass between threads. */
 export interface SetOutput {
   objectCount: number;
-  /** The set's part of the pre-write checks (src/validate/prewrite.ts). */
+  /** The set's part of the pre-write checks (src/compose/prewrite.ts). */
   check: SetCheck;
   /** synth: the set's YAML file. */
   yaml?: string;

@@ -1,6 +1,6 @@
 /** Resource quotas and limit ranges: the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
-import { negativeQuantityIssues } from '../rules.ts';
+import { negativeQuantityIssues } from '../../model/api-server-rules.ts';
 import { keyword, isObject, quantity, show } from './support.ts';
 
 export function registerQuotasRules(ajv: Ajv): void {

@@ -1,7 +1,7 @@
 /** Roles and role bindings (rbac): the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
 import { isDns1123Subdomain, isPathSegmentName } from '../../inputs/k8s-names.ts';
-import { NAME_MESSAGES } from '../rules.ts';
+import { NAME_MESSAGES } from '../../model/api-server-rules.ts';
 import { keyword, isObject, asArray, show } from './support.ts';
 
 export function registerRbacRules(ajv: Ajv): void {

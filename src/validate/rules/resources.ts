@@ -1,6 +1,6 @@
 /** Container and volume resource requirements: the API server's checks beyond the OpenAPI schemas (see ../rules.ts). */
 import type { Ajv } from 'ajv';
-import { resourceRequirementIssues } from '../rules.ts';
+import { resourceRequirementIssues } from '../../model/api-server-rules.ts';
 import { keyword, isObject } from './support.ts';
 
 export function registerResourcesRules(ajv: Ajv): void {

@@ -2,7 +2,7 @@
 import type { Ajv } from 'ajv';
 import { QUANTITY_PATTERN } from '../../inputs/schema-validator.ts';
 import { isPortName } from '../../inputs/k8s-names.ts';
-import { FORMATS } from '../rules.ts';
+import { FORMATS } from '../../model/api-server-rules.ts';
 import { isObject, isResourceQuantity, keyword, show } from './support.ts';
 
 export function registerScalarsRules(ajv: Ajv): void {

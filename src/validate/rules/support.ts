@@ -1,6 +1,8 @@
 /** Helpers the rule families share: an ajv keyword that reports at exact field paths, and value readers. */
 import type { Ajv, ErrorObject, SchemaValidateFunction } from 'ajv';
-import { Quantity } from '../../inputs/quantity.ts';
+import { isObject, quantity, show } from '../../model/api-server-rules.ts';
+
+export { isObject, quantity, show };
 
 type Push = (segments: readonly (string | number)[], message: string) => void;
 type Check = (data: unknown, schema: unknown, push: Push) => void;
@@ -22,25 +24,8 @@ export function keyword(ajv: Ajv, name: string, check: Check): void {
   ajv.addKeyword({ keyword: name, validate, errors: true });
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
-}
-
-export function quantity(v: unknown): Quantity | undefined {
-  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
-  try {
-    return Quantity.parse(v);
-  } catch {
-    return undefined;
-  }
-}
-
-export function show(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
 }
 
 /** Go's `resource.ParseQuantity` accepts it: the API server's Quantity unmarshalling. */

@@ -9,7 +9,7 @@ import { isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/r
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
-import { checkSetObjects } from '../../../src/validate/prewrite.ts';
+import { checkSetObjects } from '../../../src/compose/prewrite.ts';
 import { generateLab } from '../../support/generate-lab.ts';
 
 const baseConfig: ComposerConfig = { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' };

@@ -5,7 +5,7 @@ import { distFiles } from '../../../src/sinks/files.ts';
 import { GitopsTreeBuilder, gitopsFiles } from '../../../src/sinks/gitops.ts';
 import { renderParallel } from '../../../src/sinks/parallel/render-pool.ts';
 import { workerScript } from '../../../src/sinks/parallel/worker-script.ts';
-import { checkSetObjects } from '../../../src/validate/prewrite.ts';
+import { checkSetObjects } from '../../../src/compose/prewrite.ts';
 import { generateLab } from '../../support/generate-lab.ts';
 import { testConfig } from '../../support/lab.ts';
 

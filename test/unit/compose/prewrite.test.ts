@@ -12,7 +12,7 @@ import { formatProblem } from '../../../src/inputs/problems.ts';
 import { LabSession } from '../../../src/cli/lab-session.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';
-import { checkRenderedSets, objectIssues, parentSource } from '../../../src/validate/prewrite.ts';
+import { checkRenderedSets, objectIssues, parentSource } from '../../../src/compose/prewrite.ts';
 import { validateRenderedSets } from '../../../src/validate/validator.ts';
 import { crownlabs, ROOT } from '../../support/cli.ts';
 import { lab, testConfig } from '../../support/lab.ts';
@@ -218,7 +218,7 @@ describe('what the API server would refuse is refused before writing (#14.15)', 
 
   it('render workers report the same issues', async () => {
     const { renderParallel } = await import('../../../src/sinks/parallel/render-pool.ts');
-    const { checkSetObjects } = await import('../../../src/validate/prewrite.ts');
+    const { checkSetObjects } = await import('../../../src/compose/prewrite.ts');
     const parsed = parseInputText(longLab(), 'lab.yaml');
     const { inventory } = Inventory.fromObjects(parsed.objects);
     const composition = compose(inventory, testConfig());

@@ -8,10 +8,29 @@
  * (k8s.io/kubernetes@v1.37.2, the version of the vendored schemas). Rules are attached to schema
  * components by name, so a failure is reported at its exact field path wherever the component is
  * used. The KubeVirt rules follow virt-api's VMI admitter (`ValidateVirtualMachineInstanceSpec`).
- * The ajv keywords themselves are registered by `rules/index.ts`, one module per rule family.
+ * The ajv keywords themselves are registered by `src/validate/rules/index.ts`, one module per rule
+ * family; the pre-write checks of every sink (`src/compose/prewrite.ts`) use the same functions.
  */
 import { isDns1123Label, isDns1123Subdomain, isHostName, isPathSegmentName, isPortName, isQualifiedName } from '../inputs/k8s-names.ts';
-import { isObject, quantity, show } from './rules/support.ts';
+import { Quantity } from '../inputs/quantity.ts';
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The value as Go's `resource.ParseQuantity` reads it, or undefined when it does not. */
+export function quantity(v: unknown): Quantity | undefined {
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+  try {
+    return Quantity.parse(v);
+  } catch {
+    return undefined;
+  }
+}
+
+export function show(v: unknown): string {
+  return JSON.stringify(v) ?? String(v);
+}
 
 // --- k8s.io/apimachinery/pkg/util/validation (names are in src/inputs/k8s-names.ts) ---------------
 

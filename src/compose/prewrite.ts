@@ -8,7 +8,7 @@
  * - every object passes the API server's ObjectMeta rules, the ones inputs can break: names by
  *   kind (DNS-1123 label, subdomain, RBAC path segment), namespaces, label keys and values (63
  *   characters: a long Instance name), annotation keys, plus pod-template and selector labels and
- *   Ingress hosts. These are the rules of `crownlabs validate` (./rules.ts) that cost next to
+ *   Ingress hosts. These are the rules of `crownlabs validate` (src/model/api-server-rules.ts) that cost next to
  *   nothing; the full OpenAPI schema check costs about as much as rendering and stays there.
  *
  * A set's part of the check (`checkSetObjects`) is computed where the set is rendered (render
@@ -18,10 +18,10 @@ import type { Inventory } from '../inputs/inventory.ts';
 import type { Source } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
-import type { RenderedSet } from '../compose/compose.ts';
+import type { RenderedSet } from './compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from '../inputs/k8s-names.ts';
-import { nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from './rules.ts';
+import { nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from '../model/api-server-rules.ts';
 
 interface Identified {
   kind: string;
