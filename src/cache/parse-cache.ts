@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CROWNLABS_CRD_PREFIX } from '../inputs/crd-schemas.ts';
 import { sourceLocator, type ParsedText, type ParseMemo, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
 import { crdsDir } from '../paths.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { codeHash, overlaps, prune } from './render-cache.ts';
+import { codeHash, overlaps, replaceCacheFile } from './render-cache.ts';
 
 /*
  * The parse cache: each input file's validated, defaulted objects (as JSON) and problems, so an
@@ -100,23 +100,10 @@ export class ParseCache implements ParseMemo {
   /** Writes this run's entries (only this run's files), when any changed. Never throws. */
   save(): void {
     if (!this.dirty && this.next.size === this.stored.size) return;
-    const tmp = `${this.file}.tmp-${process.pid}-${Date.now()}`;
-    try {
-      mkdirSync(dirname(this.file), { recursive: true });
-      let body = `${JSON.stringify({ format: FORMAT, product: this.product })}\n`;
-      for (const [key, line] of this.next) body += `${key}\t${line}\n`;
-      const fd = openSync(tmp, 'wx', 0o600);
-      try {
-        // Last: the digest of everything above (a truncated file has none that matches).
-        writeSync(fd, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.file);
-      prune(dirname(this.file), this.file, CACHE_FILE);
-    } catch {
-      rmSync(tmp, { force: true });
-    }
+    let body = `${JSON.stringify({ format: FORMAT, product: this.product })}\n`;
+    for (const [key, line] of this.next) body += `${key}\t${line}\n`;
+    // Last: the digest of everything above (a truncated file has none that matches).
+    replaceCacheFile(this.file, `${body}${createHash('sha256').update(body).digest('hex')}\n`, CACHE_FILE);
   }
 
   /** Reads the file: a header line, one `key<TAB>entry` line per input file, the digest line. */

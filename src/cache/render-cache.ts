@@ -268,6 +268,27 @@ function within(inner: string, outer: string): boolean {
 const CACHE_FILE = /^(synth|gitops)-[0-9a-f]{24}\.json$/;
 
 /** Keeps the newest KEEP_FILES files named like `pattern`; removes temp files of dead writers older than a minute. */
+/**
+ * Replaces a cache file by `content` through a temporary file and a rename (readers see the old file
+ * or the new one, whole), then prunes the folder. Never throws: a cache that cannot be written is none.
+ */
+export function replaceCacheFile(file: string, content: string, pattern: RegExp): void {
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    prune(dirname(file), file, pattern);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}
+
 export function prune(dir: string, keep: string, pattern: RegExp): void {
   const files: { path: string; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { readInputFile } from '../inputs/input-file.ts';
 import { expandInputPaths } from '../inputs/parse.ts';
@@ -7,7 +7,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { codeHash, overlaps, prune, serialize, type CacheKind } from './render-cache.ts';
+import { codeHash, overlaps, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
 /*
  * The run record: what a synth/gitops run into an output folder produced last time, kept so that a
@@ -116,26 +116,18 @@ export class RunRecord {
    * sizes (a file changed meanwhile by someone else is not recorded as ours).
    */
   save(problems: readonly Problem[], summary: RunSummary, files: ReadonlyMap<string, string>): void {
-    const tmp = `${this.file}.tmp-${process.pid}-${Date.now()}`;
+    let body: string;
     try {
       const stats = treeStats(this.output);
       if (stats.size !== files.size + 1 || !stats.has(OUTPUT_MARKER)) return;
       for (const [rel, content] of files) if (stats.get(rel)?.split(' ')[0] !== String(Buffer.byteLength(content))) return;
       const tree = Object.fromEntries(stats);
-      const body = JSON.stringify({ format: FORMAT, key: this.key, problems: [...problems], summary, tree } satisfies Stored);
-      mkdirSync(dirname(this.file), { recursive: true });
-      const fd = openSync(tmp, 'wx', 0o600);
-      try {
-        // Last: the digest of the body (a truncated or edited file has none that matches).
-        writeSync(fd, `${body}\n${createHash('sha256').update(body).digest('hex')}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.file);
-      prune(dirname(this.file), this.file, RECORD_FILE);
+      body = JSON.stringify({ format: FORMAT, key: this.key, problems: [...problems], summary, tree } satisfies Stored);
     } catch {
-      rmSync(tmp, { force: true });
+      return;
     }
+    // Last: the digest of the body (a truncated or edited file has none that matches).
+    replaceCacheFile(this.file, `${body}\n${createHash('sha256').update(body).digest('hex')}\n`, RECORD_FILE);
   }
 
   private load(): Stored | undefined {
