@@ -10,14 +10,14 @@ import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { Caches } from './caches.ts';
 import { childEventRequest } from './child-events.ts';
-import type { ControllerContext, ReconcileResult } from './context.ts';
+import type { ControllerContext } from './context.ts';
 import { EventRecorder } from './events.ts';
 import { AutomationState, type AutomationOptions } from './automation-state.ts';
 import { close, healthHandler, listen, metricsHandler } from '../kube/http-endpoints.ts';
 import { KubeClient, type RequestRecord } from '../kube/client.ts';
 import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { parseKey, ReconcilerRegistry } from './reconciler.ts';
+import { dispatcher, ReconcilerRegistry } from './reconciler.ts';
 import { controllerReconcilers } from './reconcilers.ts';
 import { isTerminal } from './terminal-error.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -148,11 +148,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     metrics.queueDepth.set(queue.depth);
   };
 
-  const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
-  const rqMin = options.requeueMinMs ?? 4 * 3600_000;
-  const registry = new ReconcilerRegistry(
-    controllerReconcilers({ resyncPeriodMs: resyncPeriod, requeueMinMs: rqMin, requeueMaxMs: options.requeueMaxMs ?? 8 * 3600_000 }, new AutomationState(options.automation ?? {})),
-  );
+  const periodic = { resyncPeriodMs: options.resyncPeriodMs ?? 10 * 3600_000, requeueMinMs: options.requeueMinMs ?? 4 * 3600_000, requeueMaxMs: options.requeueMaxMs ?? 8 * 3600_000 };
+  const registry = new ReconcilerRegistry(controllerReconcilers(periodic, new AutomationState(options.automation ?? {})));
 
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   registry.watch({ ctx, caches, enqueue, cancel: (key) => queue.cancelAfter(key) });
@@ -165,6 +162,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       metrics.queueDepth.set(queue.depth);
     });
   }
+
   let ready = false;
   let health: Awaited<ReturnType<typeof listen>> | undefined;
   let metricsServer: Awaited<ReturnType<typeof listen>> | undefined;
@@ -210,31 +208,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   ready = true;
   log.info({ informers: caches.all.length }, 'caches synced');
 
-  const reconcile = async (key: string, light: boolean): Promise<ReconcileResult> => {
-    const req = parseKey(key, light);
-    const { kind } = req;
-    const reconciler = registry.get(kind);
-    const t0 = performance.now();
-    const statusOnly = reconciler?.statusOnly?.(req) ?? false;
-    try {
-      const result = reconciler ? await reconciler.reconcile(ctx, req) : {};
-      metrics.reconciles.inc({ kind, result: 'success' });
-      if (statusOnly) metrics.statusOnlyReconciles.inc();
-      options.onReconcile?.(key, 'success', statusOnly);
-      // A parent that still exists is reconciled again on its own (jittered: no lockstep).
-      const periodic = reconciler?.periodic?.(caches, req);
-      if (periodic !== undefined) return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, periodic) };
-      return result;
-    } catch (e) {
-      metrics.reconciles.inc({ kind, result: 'error' });
-      options.onReconcile?.(key, 'error', statusOnly);
-      metrics.errors.inc({ kind, reason: isTerminal(e) ? 'terminal' : 'reconcile' });
-      throw e;
-    } finally {
-      metrics.latency.observe({ kind }, (performance.now() - t0) / 1000);
-      metrics.queueDepth.set(queue.depth);
-    }
-  };
+  const reconcile = dispatcher(registry, ctx, { onReconcile: options.onReconcile, queueDepth: () => queue.depth });
   queue.run(reconcile, (key, err) =>
     isTerminal(err) ? log.warn({ key, err: err.message }, 'reconcile failed, not retried until the object changes') : log.warn({ key, err: (err as Error).message }, 'reconcile failed'),
   );

@@ -5,6 +5,7 @@
  */
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
+import { isTerminal } from './terminal-error.ts';
 
 /** A work-queue key, split: `Kind/name` (cluster-scoped) or `Kind/namespace/name`. */
 export interface ReconcileRequest {
@@ -67,4 +68,41 @@ export class ReconcilerRegistry {
   *keys(caches: Caches): Iterable<string> {
     for (const r of this.all) yield* r.keys(caches);
   }
+}
+
+/**
+ * What the work queue runs for a key: its kind's reconciler (an unknown kind: nothing to do), the
+ * metrics and, after a success, the earlier of the result's and the kind's periodic requeue.
+ */
+export function dispatcher(
+  registry: ReconcilerRegistry,
+  ctx: ControllerContext,
+  hooks: { onReconcile?: (key: string, outcome: 'success' | 'error', statusOnly: boolean) => void; queueDepth: () => number },
+): (key: string, light: boolean) => Promise<ReconcileResult> {
+  const { metrics } = ctx;
+  return async (key, light) => {
+    const req = parseKey(key, light);
+    const { kind } = req;
+    const reconciler = registry.get(kind);
+    const t0 = performance.now();
+    const statusOnly = reconciler?.statusOnly?.(req) ?? false;
+    try {
+      const result = reconciler ? await reconciler.reconcile(ctx, req) : {};
+      metrics.reconciles.inc({ kind, result: 'success' });
+      if (statusOnly) metrics.statusOnlyReconciles.inc();
+      hooks.onReconcile?.(key, 'success', statusOnly);
+      // A parent that still exists is reconciled again on its own (jittered: no lockstep).
+      const periodic = reconciler?.periodic?.(ctx.caches, req);
+      if (periodic !== undefined) return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, periodic) };
+      return result;
+    } catch (e) {
+      metrics.reconciles.inc({ kind, result: 'error' });
+      hooks.onReconcile?.(key, 'error', statusOnly);
+      metrics.errors.inc({ kind, reason: isTerminal(e) ? 'terminal' : 'reconcile' });
+      throw e;
+    } finally {
+      metrics.latency.observe({ kind }, (performance.now() - t0) / 1000);
+      metrics.queueDepth.set(hooks.queueDepth());
+    }
+  };
 }
