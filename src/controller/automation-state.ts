@@ -1,7 +1,7 @@
 /*
  * What the automation reconcilers (termination, submission, expiration) share besides the controller
- * context: options and memory. Apart from the dispatch in instance-automation.ts, so that the
- * reconcilers and the dispatch do not import each other.
+ * context: options and memory. Apart from their registrations in instance-automation.ts, so that the
+ * reconcilers and the registrations do not import each other.
  */
 import type { ControllerContext } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';

@@ -10,17 +10,16 @@ import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { Caches } from './caches.ts';
 import { childEventRequest } from './child-events.ts';
-import type { ControllerContext, ReconcileResult } from './context.ts';
+import type { ControllerContext } from './context.ts';
 import { EventRecorder } from './events.ts';
-import { Automation, watchAutomation, type AutomationOptions } from './instance-automation.ts';
+import { AutomationState, type AutomationOptions } from './automation-state.ts';
 import { close, healthHandler, listen, metricsHandler } from '../kube/http-endpoints.ts';
 import { KubeClient, type RequestRecord } from '../kube/client.ts';
 import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { reconcileInstance, reconcileInstanceStatus, watchInstances } from './reconcile-instance.ts';
-import { reconcileSnapshot, watchSnapshots } from './reconcile-snapshot.ts';
-import { personalNamespaceKeepAlive, reconcileTenant, watchTenants } from './reconcile-tenant.ts';
-import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
+import { dispatcher, ReconcilerRegistry } from './reconciler.ts';
+import { controllerReconcilers } from './reconcilers.ts';
+import { isTerminal } from './terminal-error.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export interface ControllerOptions {
@@ -149,14 +148,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
     metrics.queueDepth.set(queue.depth);
   };
 
-  const automation = new Automation(options.automation ?? {});
+  const periodic = { resyncPeriodMs: options.resyncPeriodMs ?? 10 * 3600_000, requeueMinMs: options.requeueMinMs ?? 4 * 3600_000, requeueMaxMs: options.requeueMaxMs ?? 8 * 3600_000 };
+  const registry = new ReconcilerRegistry(controllerReconcilers(periodic, new AutomationState(options.automation ?? {})));
 
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
-  watchInstances(caches, enqueue);
-  watchAutomation(caches, automation, enqueue, (key) => queue.cancelAfter(key));
-  watchTenants(caches, enqueue, (t) => personalNamespaceKeepAlive(t, 0, ctx.now(), ctx.tenantNsKeepAliveMs).keep);
-  watchWorkspaces(caches, enqueue);
-  watchSnapshots(caches, enqueue);
+  registry.watch({ ctx, caches, enqueue, cancel: (key) => queue.cancelAfter(key) });
   for (const inf of new Set(caches.children.values())) {
     inf.on((type, obj, old, own) => {
       const req = childEventRequest(type, obj, old, own);
@@ -166,11 +162,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
       metrics.queueDepth.set(queue.depth);
     });
   }
-  /** Instances whose last full reconcile succeeded: only those may take the status-only path. */
-  const converged = new Set<string>();
-  caches.instances.on((type, obj) => {
-    if (type === 'delete') converged.delete(`Instance/${obj.metadata.namespace}/${obj.metadata.name}`);
-  });
 
   let ready = false;
   let health: Awaited<ReturnType<typeof listen>> | undefined;
@@ -217,61 +208,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   ready = true;
   log.info({ informers: caches.all.length }, 'caches synced');
 
-  const resyncPeriod = options.resyncPeriodMs ?? 10 * 3600_000;
-  const rqMin = options.requeueMinMs ?? 4 * 3600_000;
-  const rqMax = Math.max(rqMin, options.requeueMaxMs ?? 8 * 3600_000);
-  /** When a parent that still exists is reconciled again on its own (jittered: no lockstep). */
-  const periodicRequeue = (kind: string, a: string, b: string): number | undefined => {
-    if (kind === 'Instance') return resyncPeriod > 0 && caches.instances.get(a, b) ? Math.floor(resyncPeriod * (1 + 0.1 * Math.random())) : undefined;
-    const inf = kind === 'Tenant' ? caches.tenants : kind === 'Workspace' ? caches.workspaces : undefined;
-    return rqMax > 0 && inf?.get(undefined, a) ? Math.floor(rqMin + Math.random() * (rqMax - rqMin)) : undefined;
-  };
-
-  const reconcile = async (key: string, light: boolean): Promise<ReconcileResult> => {
-    const [kind, a, b] = key.split('/');
-    const t0 = performance.now();
-    const statusOnly = light && kind === 'Instance' && converged.has(key);
-    try {
-      let result: ReconcileResult;
-      if (statusOnly) result = await reconcileInstanceStatus(ctx, a, b);
-      else if (kind === 'Instance') {
-        converged.delete(key);
-        result = await reconcileInstance(ctx, a, b);
-        if (caches.instances.get(a, b)) converged.add(key);
-      }
-      else if (kind === 'Tenant') result = await reconcileTenant(ctx, a);
-      else if (kind === 'Workspace') result = await reconcileWorkspace(ctx, a);
-      else if (kind === 'InstanceSnapshot') result = await reconcileSnapshot(ctx, a, b);
-      else if (automation.handles(kind)) result = await automation.reconcile(ctx, kind, a, b);
-      else result = {};
-      metrics.reconciles.inc({ kind, result: 'success' });
-      if (statusOnly) metrics.statusOnlyReconciles.inc();
-      options.onReconcile?.(key, 'success', statusOnly);
-      const periodic = periodicRequeue(kind, a, b);
-      if (periodic !== undefined) return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, periodic) };
-      return result;
-    } catch (e) {
-      // The retry (a full add, after a back-off) composes and applies again.
-      converged.delete(key);
-      metrics.reconciles.inc({ kind, result: 'error' });
-      options.onReconcile?.(key, 'error', statusOnly);
-      metrics.errors.inc({ kind, reason: 'reconcile' });
-      throw e;
-    } finally {
-      metrics.latency.observe({ kind }, (performance.now() - t0) / 1000);
-      metrics.queueDepth.set(queue.depth);
-    }
-  };
-  queue.run(reconcile, (key, err) => log.warn({ key, err: (err as Error).message }, 'reconcile failed'));
+  const reconcile = dispatcher(registry, ctx, { onReconcile: options.onReconcile, queueDepth: () => queue.depth });
+  queue.run(reconcile, (key, err) =>
+    isTerminal(err) ? log.warn({ key, err: err.message }, 'reconcile failed, not retried until the object changes') : log.warn({ key, err: (err as Error).message }, 'reconcile failed'),
+  );
 
   const resyncAll = () => {
-    for (const t of caches.workspaces.list()) enqueue(`Workspace/${t.metadata.name}`);
-    for (const t of caches.tenants.list()) enqueue(`Tenant/${t.metadata.name}`);
-    for (const i of caches.instances.list()) {
-      enqueue(`Instance/${i.metadata.namespace}/${i.metadata.name}`);
-      for (const k of automation.keysOf(i.metadata.namespace ?? '', i.metadata.name)) enqueue(k);
-    }
-    for (const s of caches.snapshots.list()) enqueue(`InstanceSnapshot/${s.metadata.namespace}/${s.metadata.name}`);
+    for (const key of registry.keys(caches)) enqueue(key);
   };
 
   let stopped = false;

@@ -4,7 +4,7 @@
  * own delayed re-add (a timer per key, no cron and no polling loop):
  * `InstanceTermination/ns/name`, `InstanceSubmission/ns/name`, `InstanceExpiration/ns/name`.
  *
- * Watch wiring (here): Instance changes (metadata/spec, not status) enqueue the enabled kinds and a
+ * Registration (`automationReconcilers`) and watch wiring (here): Instance changes (metadata/spec, not status) enqueue the enabled kinds and a
  * deleted Instance cancels its timers; Template changes re-plan expiration of their Instances;
  * Namespace label changes (whitelist, expiration-ignore) re-plan their Instances; a submitter Job
  * maps to its owner Instance's submission key.
@@ -18,9 +18,10 @@ import { metadataOrSpecChanged } from './predicates.ts';
 import { SUBMISSION_API_ACCESS, reconcileSubmission } from './reconcile-submission.ts';
 import { TERMINATION_API_ACCESS, reconcileTermination } from './reconcile-termination.ts';
 import type { ApiAccess } from '../kube/resources.ts';
-import { AutomationState, type AutomationKind } from './automation-state.ts';
+import type { AutomationState, AutomationKind } from './automation-state.ts';
+import type { Reconciler } from './reconciler.ts';
 
-export { AUTOMATION_KINDS, type AutomationKind, type AutomationOptions } from './automation-state.ts';
+export { AUTOMATION_KINDS, AutomationState, type AutomationKind, type AutomationOptions } from './automation-state.ts';
 
 /** Each automation (`--enable-instance-<name>`) and the API access it needs (the install's role). */
 export const AUTOMATION_API_ACCESS: Readonly<Record<'termination' | 'submission' | 'expiration', readonly ApiAccess[]>> = {
@@ -29,17 +30,25 @@ export const AUTOMATION_API_ACCESS: Readonly<Record<'termination' | 'submission'
   expiration: EXPIRATION_API_ACCESS,
 };
 
-/** The automation with its dispatch to the three reconcilers (which see only its state). */
-export class Automation extends AutomationState {
-  reconcile(ctx: ControllerContext, kind: AutomationKind, namespace: string, name: string): Promise<ReconcileResult> {
-    if (kind === 'InstanceTermination') return reconcileTermination(ctx, this, namespace, name);
-    if (kind === 'InstanceSubmission') return reconcileSubmission(ctx, this, namespace, name);
-    return reconcileExpiration(ctx, this, namespace, name);
-  }
+const RECONCILE = {
+  InstanceTermination: reconcileTermination,
+  InstanceSubmission: reconcileSubmission,
+  InstanceExpiration: reconcileExpiration,
+} satisfies Record<AutomationKind, (ctx: ControllerContext, auto: AutomationState, namespace: string, name: string) => Promise<ReconcileResult>>;
+
+/** One registration per enabled automation kind; the reconcilers see only the shared state. */
+export function automationReconcilers(auto: AutomationState): Reconciler[] {
+  return auto.kinds.map((kind, i) => ({
+    kind,
+    reconcile: (ctx, req) => RECONCILE[kind](ctx, auto, req.namespace, req.name),
+    // The kinds share one watch wiring (below), so it is wired once, with the first.
+    watches: i === 0 ? (w) => watchAutomation(w.caches, auto, w.enqueue, w.cancel) : undefined,
+    keys: (caches) => caches.instances.list().map((o) => `${kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`),
+  }));
 }
 
 /** Declares what wakes the automation keys (see the module comment). */
-export function watchAutomation(caches: Caches, automation: Automation, enqueue: (key: string) => void, cancel: (key: string) => void): void {
+export function watchAutomation(caches: Caches, automation: AutomationState, enqueue: (key: string) => void, cancel: (key: string) => void): void {
   if (!automation.enabled) return;
   const keys = (o: CachedObject) => automation.keysOf(o.metadata.namespace ?? '', o.metadata.name);
   caches.instances.on((type, obj, old) => {

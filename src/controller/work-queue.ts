@@ -8,7 +8,11 @@
  * A key may be added "light" (`addLight`: e.g. only a child's status changed, so recomputing the
  * parent's status is enough): its run is light only when every add since its last start was.
  * Timers (back-off, periodic requeues) add it in full.
+ *
+ * A key whose run threw a `TerminalError` is not retried at all (see terminal-error.ts).
  */
+import { isTerminal } from './terminal-error.ts';
+
 export interface WorkQueueOptions {
   workers: number;
   baseDelayMs?: number;
@@ -171,6 +175,12 @@ export class WorkQueue {
         if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         onError(key, err);
+        if (isTerminal(err)) {
+          // Not retried (no back-off loop); a later add (a watch event) runs it again.
+          this.forget(key);
+          this.clearTimer(key);
+          continue;
+        }
         // A retry already scheduled sooner (e.g. a periodic resync) must not pre-empt the back-off.
         this.clearTimer(key);
         this.addAfter(key, this.backoff(key, (err as { retryAfterMs?: number } | undefined)?.retryAfterMs));
