@@ -8,7 +8,7 @@ import { effectiveEnvironments } from '../model/instance-plan.ts';
 import type { ControllerContext } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import { whitelisted } from './predicates.ts';
-import { TerminalError } from './terminal-error.ts';
+import { failedValidation } from './terminal-error.ts';
 
 /**
  * The live Instance an automation acts on, or undefined when there is nothing to do: gone, being
@@ -23,7 +23,7 @@ export function automationTarget(ctx: ControllerContext, namespace: string, name
 /** The validated Instance behind a live one (an invalid Instance is a terminal error: not retried until it changes). */
 export function validatedInstance(ctx: ControllerContext, live: CachedObject): Instance {
   const instance = ctx.caches.inventory.instances.get(`${live.metadata.namespace}/${live.metadata.name}`);
-  if (!instance) throw new TerminalError(`Instance ${live.metadata.namespace}/${live.metadata.name} failed validation`);
+  if (!instance) throw failedValidation(ctx.caches, live);
   return instance;
 }
 

@@ -34,6 +34,8 @@ export class Caches {
   /** Rendered children by `apiVersion/kind` (Namespaces: the all-namespaces informer). */
   readonly children = new Map<string, Informer>();
   readonly all: Informer[] = [];
+  /** Why each object that failed validation did (`kind/namespace/name` → problems), for its Event. */
+  private readonly invalid = new Map<string, string>();
 
   constructor(
     readonly client: KubeClient,
@@ -108,7 +110,9 @@ export class Caches {
   }
 
   private toInventory(type: 'add' | 'update' | 'delete', obj: CachedObject): void {
+    const id = invalidKey(obj);
     if (type === 'delete') {
+      this.invalid.delete(id);
       this.inventory.remove(obj as unknown as InputObject);
       return;
     }
@@ -117,12 +121,24 @@ export class Caches {
     const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
     // Validation applies the CRD defaults in place: the cache keeps the object as the server sent it.
     checkObject(cloneJson(obj), source, problems, out);
-    if (out.length === 1) this.inventory.upsert(out[0].object, source);
-    else {
+    if (out.length === 1) {
+      this.invalid.delete(id);
+      this.inventory.upsert(out[0].object, source);
+    } else {
+      this.invalid.set(id, problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; '));
       this.inventory.remove(obj as unknown as InputObject);
       this.options.onInvalid?.(obj, problems);
     }
   }
+
+  /** What made an object fail validation (empty when it did not, or is not cached). */
+  whyInvalid(obj: CachedObject): string {
+    return this.invalid.get(invalidKey(obj)) ?? '';
+  }
+}
+
+function invalidKey(obj: CachedObject): string {
+  return `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 }
 
 /**

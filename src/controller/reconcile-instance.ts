@@ -19,14 +19,14 @@ import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import { prettyNameFor } from './pretty-name.ts';
-import { TerminalError } from './terminal-error.ts';
+import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   let live = ctx.caches.instances.get(namespace, name);
   if (!live || live.metadata.deletionTimestamp) return {}; // children are garbage-collected
   const inv = ctx.caches.inventory;
   let instance = inv.instances.get(`${namespace}/${name}`);
-  if (!instance) throw new TerminalError(`Instance ${namespace}/${name} failed validation`);
+  if (!instance) throw failedValidation(ctx.caches, live);
   const parent: ParentRef = { kind: 'Instance', name, namespace };
   // docs/behaviour.md §0.6: an Instance outside the whitelisted namespaces is not this controller's business.
   if (!whitelisted(ctx, namespace)) return {};

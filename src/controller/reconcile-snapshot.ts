@@ -19,7 +19,7 @@ import type { CachedObject } from '../kube/informer.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { isConflict, isNotFound } from '../kube/client.ts';
 import { whitelisted } from './predicates.ts';
-import { TerminalError } from './terminal-error.ts';
+import { failedValidation } from './terminal-error.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
 
@@ -39,7 +39,7 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
   const phase = (live.status as { phase?: string } | undefined)?.phase;
   if (phase === 'Completed' || phase === 'Failed') return {};
   const snapshot = ctx.caches.inventory.snapshots.get(`${namespace}/${name}`);
-  if (!snapshot) throw new TerminalError(`InstanceSnapshot ${namespace}/${name} failed validation`);
+  if (!snapshot) throw failedValidation(ctx.caches, live);
   const record = (e: SnapshotEvent) => ctx.events.record(live, e.type, e.reason, e.message);
   const phases = new PhaseWriter(ctx, live);
 

@@ -18,7 +18,7 @@ import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from '
 import { setFinalizer } from './finalizer.ts';
 import { myDriveShare } from './mydrive-share.ts';
 import { metadataOrSpecChanged } from './predicates.ts';
-import { TerminalError } from './terminal-error.ts';
+import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.tenants.get(undefined, name);
@@ -32,7 +32,7 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   }
   const inv = ctx.caches.inventory;
   const tenant = inv.tenants.get(name);
-  if (!tenant) throw new TerminalError(`Tenant ${name} failed validation`);
+  if (!tenant) throw failedValidation(ctx.caches, live);
   const personalNs = tenantNamespaceName(name);
 
   const instanceCount = ctx.caches.instances.byIndex('namespace', personalNs).length;

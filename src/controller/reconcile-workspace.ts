@@ -14,7 +14,7 @@ import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
 import { metadataOrSpecChanged } from './predicates.ts';
-import { TerminalError } from './terminal-error.ts';
+import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileWorkspace(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
   const live = ctx.caches.workspaces.get(undefined, name);
@@ -27,7 +27,7 @@ export async function reconcileWorkspace(ctx: ControllerContext, name: string): 
     errors.push(`finalizer: ${(e as Error).message}`);
   }
   const workspace = ctx.caches.inventory.workspaces.get(name);
-  if (!workspace) throw new TerminalError(`Workspace ${name} failed validation`);
+  if (!workspace) throw failedValidation(ctx.caches, live);
   const parent: ParentRef = { kind: 'Workspace', name };
   const unit = compose(ctx.caches.inventory, ctx.config, { parent: { kind: 'Workspace', name } }).units[0];
   const objects = unit ? renderUnit(unit) : [];

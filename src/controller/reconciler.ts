@@ -99,6 +99,8 @@ export function dispatcher(
       metrics.reconciles.inc({ kind, result: 'error' });
       hooks.onReconcile?.(key, 'error', statusOnly);
       metrics.errors.inc({ kind, reason: isTerminal(e) ? 'terminal' : 'reconcile' });
+      // Not retried: the Event is where users see why (once per failure, as the key runs once).
+      if (isTerminal(e) && e.event) await ctx.events.record(e.event.object, 'Warning', e.event.reason, e.message.slice(0, 1000)).catch(() => {});
       throw e;
     } finally {
       metrics.latency.observe({ kind }, (performance.now() - t0) / 1000);

@@ -93,12 +93,14 @@ describe('reconciler registry', () => {
 });
 
 describe('controller dispatch of an object that failed validation', () => {
-  it('reconciles the key once, counts an error, and does not retry it', async () => {
+  it('reconciles the key once, counts an error, records one Warning Event naming the problems, and does not retry it', async () => {
     const live: CachedObject = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name: 'vm', namespace: 'tenant-a' }, spec: {} };
     // Live in the cache but not in the Inventory: it failed validation.
-    const caches = { instances: { get: () => live }, inventory: { instances: new Map() } };
+    const caches = { instances: { get: () => live }, inventory: { instances: new Map() }, whyInvalid: () => 'spec.environmentList: required value is missing' };
     const metrics = new ControllerMetrics();
-    const ctx = { metrics, caches } as unknown as ControllerContext;
+    const events: string[] = [];
+    const record = async (obj: CachedObject, type: string, reason: string, message: string) => void events.push(`${obj.metadata.name} ${type} ${reason}: ${message}`);
+    const ctx = { metrics, caches, events: { record } } as unknown as ControllerContext;
     const registry = new ReconcilerRegistry(controllerReconcilers(PERIODIC, new AutomationState({})));
     const outcomes: string[] = [];
     const q = new WorkQueue({ workers: 1, baseDelayMs: 5, maxDelayMs: 5 });
@@ -107,7 +109,8 @@ describe('controller dispatch of an object that failed validation', () => {
     q.add('Instance/tenant-a/vm');
     await sleep(100);
     expect(outcomes).toEqual(['Instance/tenant-a/vm error']);
-    expect(failures).toEqual(['Instance tenant-a/vm failed validation']);
+    expect(failures).toEqual(['Instance tenant-a/vm failed validation: spec.environmentList: required value is missing']);
+    expect(events).toEqual(['vm Warning InvalidObject: Instance tenant-a/vm failed validation: spec.environmentList: required value is missing']);
     expect(q.hasDelayed('Instance/tenant-a/vm')).toBe(false);
     const errors = (await metrics.errors.get()).values;
     expect(errors).toEqual([expect.objectContaining({ labels: { kind: 'Instance', reason: 'terminal' }, value: 1 })]);
