@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { readInputFile } from '../inputs/input-file.ts';
+import { readInputFile, type ReadResult } from '../inputs/input-file.ts';
 import { expandInputPaths } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
@@ -62,6 +62,8 @@ export class RunRecord {
     private readonly file: string,
     private readonly key: string,
     private readonly output: string,
+    /** The input files as read for the key, by path: a run that renders parses these very texts. */
+    readonly texts: ReadonlyMap<string, ReadResult>,
   ) {}
 
   /**
@@ -80,13 +82,15 @@ export class RunRecord {
       h.update(`\0${cwd}\0${output}\0${opts.files.map((f) => resolve(f)).join('\0')}\0`);
       const listed = expandInputPaths(opts.files);
       h.update(JSON.stringify(listed.problems));
+      const texts = new Map<string, ReadResult>();
       for (const f of listed.files) {
         const read = readInputFile(f, opts.config.inputMaxFileSize);
         if (!read.ok) return undefined;
+        texts.set(f, read);
         h.update(`\0${relative(cwd, f) || f}\0${Buffer.byteLength(read.text)}\0`).update(read.text);
       }
       const lab = createHash('sha256').update(`${FORMAT}\0${opts.kind}\0${output}\0${opts.files.map((f) => resolve(f)).join('\0')}`).digest('hex').slice(0, 24);
-      return new RunRecord(join(dir, `run-${opts.kind}-${lab}.json`), h.digest('hex'), output);
+      return new RunRecord(join(dir, `run-${opts.kind}-${lab}.json`), h.digest('hex'), output, texts);
     } catch {
       return undefined;
     }

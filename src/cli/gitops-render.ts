@@ -43,7 +43,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
     if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
     files = builder.files(session.renderedSets());
   } else {
-    const tree = await renderTree(opts, config, builder, jobs, warnings);
+    const tree = await renderTree(opts, config, builder, jobs, warnings, record);
     if (tree === 'invalid') return invalid;
     files = tree;
   }
@@ -131,11 +131,11 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
  * A full render without watch mode: sets are rendered one at a time and only their files kept,
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
-async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[]): Promise<Map<string, string> | 'invalid'> {
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[], record: RunRecord | undefined): Promise<Map<string, string> | 'invalid'> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
   const memo = ParseCache.open({ inputs: inputPaths(opts) });
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
   memo?.save();
   const composition = compose(inventory, config, { secretValues: false });
   warnings.push(...problems, ...composition.problems);

@@ -19,7 +19,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
   const memo = ParseCache.open({ inputs });
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
   memo?.save();
   const composition = compose(inventory, config);
   // Every problem is reported before anything is written; one error writes nothing.

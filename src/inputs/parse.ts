@@ -44,6 +44,8 @@ export interface ReadOptions {
   stdin?: ReadResult;
   /** Files parsed before, by name and text (src/cache/parse-cache.ts). */
   memo?: ParseMemo;
+  /** Files this run read already, by path (the run record's): parsed as read then, not read again. */
+  texts?: ReadonlyMap<string, ReadResult>;
 }
 
 /** What parsing one file's text gave. */
@@ -169,7 +171,9 @@ export function readInputs(paths: readonly string[], options: ReadOptions = {}):
  */
 export function parseInputFile(file: string, shown: string, options: ReadOptions = {}): { objects: SourcedObject[]; problems: Problem[]; missing?: true } {
   const read: ReadResult =
-    file === STDIN_PATH ? (options.stdin ?? { ok: false, reason: 'unreadable', message: 'standard input was not read' }) : readInputFile(file, options.maxFileBytes);
+    file === STDIN_PATH
+      ? (options.stdin ?? { ok: false, reason: 'unreadable', message: 'standard input was not read' })
+      : (options.texts?.get(file) ?? readInputFile(file, options.maxFileBytes));
   if (!read.ok) {
     const problem: Problem = { severity: 'error', file: shown, ...(read.line ? { line: read.line } : {}), message: read.message };
     return { objects: [], problems: [problem], ...(read.reason === 'missing' ? { missing: true as const } : {}) };

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Problem } from '../../../src/inputs/problems.ts';
 import { RunRecord, type RunRecordOptions } from '../../../src/cache/run-record.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
+import { readInputs } from '../../../src/inputs/parse.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
@@ -55,6 +56,20 @@ describe('run record', () => {
       expect(RunRecord.open(opts)!.replay(), what).toBeDefined();
       expect(RunRecord.open(change(opts))?.replay(), what).toBeUndefined();
     }
+  });
+
+  it('a run that renders parses the very texts the record was keyed on, even if a file changes on disk meanwhile', () => {
+    root = mkdtempSync(join(tmpdir(), 'run-record-'));
+    const lab = join(root, 'lab');
+    mkdirSync(lab);
+    const tenant = (first: string) => `apiVersion: crownlabs.polito.it/v1alpha2\nkind: Tenant\nmetadata: {name: x}\nspec: {firstName: ${first}, lastName: B, email: a@b.c}\n`;
+    writeFileSync(join(lab, 'a.yaml'), tenant('Before'));
+    const record = RunRecord.open({ kind: 'synth', config: defaultConfig(), files: [lab], inputs: [lab], output: join(root, 'out'), dir: join(root, 'cache'), codeHash: 'code-1', cwd: root })!;
+    // Edited after the key was computed: the output recorded under that key must be what that key read.
+    writeFileSync(join(lab, 'a.yaml'), tenant('After'));
+    const firstNames = (texts?: RunRecord['texts']) => readInputs([lab], { cwd: root, texts }).objects.map((o) => (o.object.spec as { firstName: string }).firstName);
+    expect(firstNames(record.texts)).toEqual(['Before']);
+    expect(firstNames()).toEqual(['After']);
   });
 
   it('an output folder changed since is a miss: a file edited (same size), added, removed, or a leftover beside it', () => {
