@@ -7,6 +7,7 @@ import { objectKey } from '../inputs/types.ts';
 import type { RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
+import { writeFileAtomically } from '../cache-file.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import type { SetFiles } from '../sinks/gitops.ts';
 import type { SetCheck } from '../compose/prewrite.ts';
@@ -273,19 +274,11 @@ const CACHE_FILE = /^(synth|gitops)-[0-9a-f]{24}\.json$/;
  * or the new one, whole), then prunes the folder. Never throws: a cache that cannot be written is none.
  */
 export function replaceCacheFile(file: string, content: string, pattern: RegExp): void {
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
+    writeFileAtomically(file, content);
     prune(dirname(file), file, pattern);
   } catch {
-    rmSync(tmp, { force: true });
+    // No cache this time.
   }
 }
 

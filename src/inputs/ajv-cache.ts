@@ -10,18 +10,17 @@
  * turns it off.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { threadId } from 'node:worker_threads';
 import { _, Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
+import { writeFileAtomically } from '../cache-file.ts';
 import { schemaCacheDir } from '../paths.ts';
 
 const FORMAT = 'crownlabs-ajv-cache v1';
 /** Files kept in the folder (other schemas, other versions): the least recently written go first. */
 const KEEP_FILES = 64;
 const require = createRequire(import.meta.url);
-let written = 0;
 
 type StandaloneCode = (ajv: Ajv, validate: ValidateFunction) => string;
 
@@ -117,11 +116,7 @@ export class AjvCache {
       const lib = require('ajv/dist/standalone') as { default?: StandaloneCode } | StandaloneCode;
       const standaloneCode = typeof lib === 'function' ? lib : lib.default!;
       const code = standaloneCode(this.ajv, validate);
-      mkdirSync(this.dir!, { recursive: true });
-      // Unique per writer (threads share the pid): a reader sees the old file or the whole new one.
-      const tmp = `${file}.tmp-${process.pid}-${threadId}-${++written}`;
-      writeFileSync(tmp, `${header(code)}\n${code}`);
-      renameSync(tmp, file);
+      writeFileAtomically(file, `${header(code)}\n${code}`);
       prune(this.dir!);
     } catch {
       // Not cacheable (a keyword without code, a read-only folder…): compiled next time too.
