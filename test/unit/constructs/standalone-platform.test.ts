@@ -9,6 +9,8 @@ import { BastionService } from '../../../constructs/bastion/bastion-service.ts';
 import { ControllerRbac } from '../../../constructs/platform/controller-rbac.ts';
 import { ControllerShard, WEBHOOK_TLS_SECRET, type WebhookWiring } from '../../../constructs/platform/controller-shard.ts';
 import { CrownLabsCrds } from '../../../constructs/platform/crownlabs-crds.ts';
+import { FrozenTemplatePolicy } from '../../../constructs/platform/frozen-template-policy.ts';
+import { RenderedObjectValidator } from '../../../src/validate/validator.ts';
 import { ImageListUpdater } from '../../../constructs/platform/image-list-updater.ts';
 import { MetricsServiceMonitor } from '../../../constructs/platform/metrics-service-monitor.ts';
 import { PlatformBastion } from '../../../constructs/platform/platform-bastion.ts';
@@ -38,6 +40,31 @@ describe('CrownLabsCrds', () => {
     expect(objects.map((o) => o.metadata.name)).toEqual(['tenants.crownlabs.polito.it', 'instances.crownlabs.polito.it']);
     expect(objects[0].metadata.annotations).toEqual({ 'controller-gen.kubebuilder.io/version': 'v0.17', 'argocd.argoproj.io/sync-options': 'Delete=false,Prune=false' });
     expect(objects[1].spec).toEqual({ group: 'crownlabs.polito.it', names: { kind: 'instances.crownlabs.polito.it' } });
+  });
+});
+
+describe('FrozenTemplatePolicy', () => {
+  const writer = 'system:serviceaccount:ops:ctl';
+  it('renders a ValidatingAdmissionPolicy and its Deny binding that the vendored schemas accept', () => {
+    const objects = synth((c) => new FrozenTemplatePolicy(c, 'p', { writers: [writer] }));
+    expect(ids(objects)).toEqual(['ValidatingAdmissionPolicy//crownlabs-instance-frozen-template', 'ValidatingAdmissionPolicyBinding//crownlabs-instance-frozen-template']);
+    const [policy, binding] = objects;
+    expect(policy.spec.matchConstraints.resourceRules).toEqual([{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }]);
+    expect(policy.spec.matchConditions.map((m: Any) => m.expression)).toEqual([
+      `!(request.userInfo.username in ["${writer}"])`,
+      '!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ["system:masters"]))',
+    ]);
+    expect(policy.spec.validations).toEqual([{ expression: 'variables.frozen == variables.before', reason: 'Forbidden', message: expect.stringContaining('composer.crownlabs.polito.it/template-spec') }]);
+    expect(binding.spec).toEqual({ policyName: 'crownlabs-instance-frozen-template', validationActions: ['Deny'] });
+    const validator = new RenderedObjectValidator({ cacheDir: false });
+    expect(objects.flatMap((o) => validator.validate(o))).toEqual([]);
+  });
+  it('takes other bypass groups, a name and labels; it needs a writer', () => {
+    const [policy, binding] = synth((c) => new FrozenTemplatePolicy(c, 'p', { writers: [writer, 'system:serviceaccount:ops:other'], bypassGroups: ['velero', 'admins'], name: 'n', labels: part }));
+    expect(policy.spec.matchConditions[0].expression).toBe(`!(request.userInfo.username in ["${writer}", "system:serviceaccount:ops:other"])`);
+    expect(policy.spec.matchConditions[1].expression).toContain('g in ["velero", "admins"]');
+    expect([policy.metadata, binding.metadata, binding.spec.policyName]).toEqual([{ name: 'n', labels: part }, { name: 'n', labels: part }, 'n']);
+    expect(() => synth((c) => new FrozenTemplatePolicy(c, 'p', { writers: [] }))).toThrow(/at least one writer/);
   });
 });
 

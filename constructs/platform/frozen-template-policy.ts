@@ -1,0 +1,83 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
+
+export interface FrozenTemplatePolicyProps {
+  /** Users who may write the annotation: the controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`. */
+  readonly writers: readonly string[];
+  /**
+   * Groups whose requests are not checked (cluster administrators, a backup restore).
+   * @default ['system:masters']
+   */
+  readonly bypassGroups?: readonly string[];
+  /**
+   * Name of the policy and of its binding.
+   * @default `crownlabs-instance-frozen-template`
+   */
+  readonly name?: string;
+  /**
+   * Labels of both objects.
+   * @default none
+   */
+  readonly labels?: Record<string, string>;
+}
+
+const POLICY_NAME = 'crownlabs-instance-frozen-template';
+
+/**
+ * Only the controller may set, change or remove an Instance's frozen Template spec
+ * (docs/behaviour.md Decision 3). The controller renders an Instance from that annotation, not
+ * from the live Template, and tenants may edit their own Instances: without this, a tenant could
+ * write any image, resources or environment type into it and have the controller run them.
+ *
+ * A ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, Kubernetes ≥ 1.30) rather than a
+ * webhook: the API server checks it in process, so it needs no serving certificate and holds even
+ * while the controller is down. Every other field of an Instance stays as editable as before.
+ */
+export class FrozenTemplatePolicy extends Construct {
+  readonly policy: ApiObject;
+  readonly binding: ApiObject;
+
+  constructor(scope: Construct, id: string, props: FrozenTemplatePolicyProps) {
+    super(scope, id);
+    if (props.writers.length === 0) throw new Error('FrozenTemplatePolicy: at least one writer (the controller) is needed');
+    const name = props.name ?? POLICY_NAME;
+    const metadata = { name, ...(props.labels ? { labels: props.labels } : {}) };
+    const key = JSON.stringify(FROZEN_TEMPLATE_ANNOTATION);
+    // The annotation's value in an object, '' when absent (CEL has no undefined).
+    const valueIn = (o: string) => `has(${o}.metadata.annotations) && ${key} in ${o}.metadata.annotations ? ${o}.metadata.annotations[${key}] : ''`;
+    const list = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
+    this.policy = new ApiObject(this, 'policy', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata,
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }],
+        },
+        matchConditions: [
+          { name: 'not-the-controller', expression: `!(request.userInfo.username in ${list(props.writers)})` },
+          { name: 'not-a-bypass-group', expression: `!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${list(props.bypassGroups ?? ['system:masters'])}))` },
+        ],
+        variables: [
+          { name: 'frozen', expression: valueIn('object') },
+          { name: 'before', expression: `oldObject == null ? '' : (${valueIn('oldObject')})` },
+        ],
+        validations: [
+          {
+            expression: 'variables.frozen == variables.before',
+            reason: 'Forbidden',
+            message: `metadata.annotations[${key}] is written by the crownlabs-composer controller only`,
+          },
+        ],
+      },
+    });
+    this.binding = new ApiObject(this, 'binding', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata,
+      spec: { policyName: name, validationActions: ['Deny'] },
+    });
+  }
+}
