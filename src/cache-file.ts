@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
@@ -24,5 +24,30 @@ export function writeFileAtomically(file: string, content: string): void {
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
+  }
+}
+
+/**
+ * A cache file's content, or undefined when it is missing or not to be trusted: a cache decides
+ * what a run writes (the render cache holds output itself), so in a cache folder other users can
+ * write to (a shared `CROWNLABS_CACHE_DIR`), a file planted by someone else must not be read. Only
+ * a regular file (a symlink is not followed) owned by this user and writable by no one else is
+ * read, as ssh reads its keys. Checked on the open file, so it cannot be swapped in between.
+ */
+export function readOwnCacheFile(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (st.mode & 0o022) !== 0 || (process.getuid && st.uid !== process.getuid())) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -7,6 +7,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
 import { crdsDir } from '../paths.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
+import { readOwnCacheFile } from '../cache-file.ts';
 import { codeHash, overlaps, replaceCacheFile } from './render-cache.ts';
 
 /*
@@ -108,12 +109,8 @@ export class ParseCache implements ParseMemo {
 
   /** Reads the file: a header line, one `key<TAB>entry` line per input file, the digest line. */
   private load(): void {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch {
-      return;
-    }
+    const text = readOwnCacheFile(this.file)?.toString('utf8');
+    if (text === undefined) return;
     const end = text.length - 65;
     if (end < 1 || text[end - 1] !== '\n' || !text.endsWith('\n') || text.slice(end, -1) !== createHash('sha256').update(text.slice(0, end)).digest('hex')) return;
     const lines = text.slice(0, end - 1).split('\n');

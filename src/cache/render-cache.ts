@@ -7,7 +7,7 @@ import { objectKey } from '../inputs/types.ts';
 import type { RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
-import { writeFileAtomically } from '../cache-file.ts';
+import { readOwnCacheFile, writeFileAtomically } from '../cache-file.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import type { SetFiles } from '../sinks/gitops.ts';
 import type { SetCheck } from '../compose/prewrite.ts';
@@ -166,12 +166,8 @@ export class RenderCache<V> {
 
   /** Reads the file: a header line, one `[id, key, value]` line per set, the digest line. */
   private load(): void {
-    let buf: Buffer;
-    try {
-      buf = readFileSync(this.file);
-    } catch {
-      return;
-    }
+    const buf = readOwnCacheFile(this.file);
+    if (!buf) return;
     // Truncated or changed since it was written: no entry is trusted.
     if (buf.length < 66 || buf[buf.length - 1] !== 0x0a) return;
     const end = buf.length - 65;

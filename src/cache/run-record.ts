@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { readInputFile, type ReadResult } from '../inputs/input-file.ts';
 import { expandInputPaths } from '../inputs/parse.ts';
@@ -7,6 +7,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
+import { readOwnCacheFile } from '../cache-file.ts';
 import { codeHash, overlaps, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
 /*
@@ -136,7 +137,8 @@ export class RunRecord {
 
   private load(): Stored | undefined {
     try {
-      const text = readFileSync(this.file, 'utf8');
+      const text = readOwnCacheFile(this.file)?.toString('utf8');
+      if (text === undefined) return undefined;
       const nl = text.lastIndexOf('\n', text.length - 2);
       if (nl < 0 || !text.endsWith('\n')) return undefined;
       const body = text.slice(0, nl);

@@ -29,7 +29,8 @@ const instance = (name: string, annotations?: Record<string, string>): KubeObjec
 const path = (name?: string) => `/apis/${CL}/namespaces/${ns}/instances${name ? `/${name}` : ''}`;
 const create = (kc: KubeConfig, obj: KubeObject, dryRun = false) => rest(kc).request('POST', path(), { body: obj, query: { dryRun: dryRun ? 'All' : undefined } });
 const mergePatch = (kc: KubeConfig, name: string, body: unknown) => rest(kc).request('PATCH', path(name), { body, contentType: 'application/merge-patch+json' });
-const annotation = async (name: string) => ((await rest().request('GET', path(name))) as KubeObject).metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION];
+type Annotated = KubeObject & { metadata: { annotations?: Record<string, string> } };
+const annotation = async (name: string) => ((await rest().request('GET', path(name))) as Annotated).metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION];
 const DENIED = /ValidatingAdmissionPolicy 'crownlabs-instance-frozen-template-[^']+' with binding '[^']+' denied request: metadata\.annotations\["composer\.crownlabs\.polito\.it\/template-spec"\] is written by the crownlabs-composer controller only/;
 
 beforeAll(async () => {
@@ -76,7 +77,7 @@ describe('FrozenTemplatePolicy on the real API server', () => {
       () => mergePatch(tenant, 'mine', { metadata: { annotations: { [FROZEN_TEMPLATE_ANNOTATION]: FORGED } } }),
       () => mergePatch(tenant, 'mine', { metadata: { annotations: { [FROZEN_TEMPLATE_ANNOTATION]: null } } }),
       async () => {
-        const live = (await rest(tenant).request('GET', path('mine'))) as KubeObject;
+        const live = (await rest(tenant).request('GET', path('mine'))) as Annotated;
         live.metadata.annotations = { ...live.metadata.annotations, [FROZEN_TEMPLATE_ANNOTATION]: FORGED };
         return rest(tenant).request('PUT', path('mine'), { body: live });
       },

@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,4 +43,29 @@ describe('synth and gitops with the render cache', () => {
       expectSame(cache);
     }
   });
+
+  it('a render cache planted where others can write is not read: its sets are rendered, not copied', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cli-cache-'));
+    const cacheDir = join(root, 'cache');
+    const env = { CROWNLABS_CACHE_DIR: cacheDir };
+    const out = join(root, 'out');
+    const run = () => {
+      rmSync(out, { recursive: true, force: true }); // no replay of the last run: every set from the cache
+      expect(crownlabs(['synth', '-f', LAB, '--config', CONFIG, '-o', out], undefined, env).code).toBe(0);
+      return [...tree(out).values()].join('');
+    };
+    expect(run()).not.toContain('planted-by-mallory');
+    // Mallory rewrites the entries, digest included, as anyone who can write the file could.
+    const file = join(cacheDir, readdirSync(cacheDir).find((f) => /^synth-.*\.json$/.test(f))!);
+    const text = readFileSync(file, 'utf8');
+    const body = text.slice(0, text.length - 65).replace(/app\.kubernetes\.io\/managed-by: crownlabs-composer/g, 'app.kubernetes.io/managed-by: planted-by-mallory');
+    writeFileSync(file, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
+    chmodSync(file, 0o600);
+    // Mode 0600, this user's: the cache is trusted (that is what makes a planted one dangerous).
+    expect(run()).toContain('planted-by-mallory');
+    writeFileSync(file, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
+    chmodSync(file, 0o666);
+    expect(run()).not.toContain('planted-by-mallory');
+  });
 });
+
