@@ -68,13 +68,19 @@ export function interpretStatusCheck(statusCode: number, body: string, now: numb
 }
 
 function parseStatusCheckBody(body: string): StatusCheckResponse {
-  const parsed: unknown = JSON.parse(body);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    // Not the parser's message: it quotes the body, and the URL may be an internal one the tenant cannot read.
+    throw new Error('not JSON');
+  }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
   const o = parsed as Record<string, unknown>;
   for (const k of ['error', 'deadline', 'idnumber'] as const) {
     if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') throw new Error(`"${k}" is not a string`);
   }
-  if (typeof o.deadline === 'string' && o.deadline !== '' && !Number.isFinite(Date.parse(o.deadline))) throw new Error(`"deadline" is not an RFC 3339 time: ${o.deadline}`);
+  if (typeof o.deadline === 'string' && o.deadline !== '' && !Number.isFinite(Date.parse(o.deadline))) throw new Error(`"deadline" is not an RFC 3339 time: ${JSON.stringify(o.deadline.slice(0, 40))}`);
   const out: StatusCheckResponse = {};
   if (typeof o.error === 'string') out.error = o.error;
   if (typeof o.deadline === 'string' && o.deadline !== '') out.deadline = o.deadline;

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getStatusCheck } from '../../../src/controller/status-check.ts';
+import { getStatusCheck, STATUS_CHECK_MAX_BODY } from '../../../src/controller/status-check.ts';
 
 const server = http.createServer((req, res) => {
   if (req.url === '/slow') {
@@ -10,6 +10,15 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (req.url === '/gone') return void res.writeHead(404).end('not here');
+  if (req.url === '/endless') {
+    // A tenant's server that never stops answering: 1 MiB a tick, until the client goes away.
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    const block = Buffer.alloc(1 << 20, 0x20);
+    const more = () => res.write(block) ? setImmediate(more) : res.once('drain', more);
+    res.on('close', () => res.removeAllListeners('drain'));
+    return void more();
+  }
+  if (req.url === '/limit') return void res.writeHead(200).end(`"${'x'.repeat(STATUS_CHECK_MAX_BODY - 2)}"`);
   res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ deadline: '2030-01-01T10:00:00Z', accept: req.headers.accept }));
 });
 let base = '';
@@ -35,6 +44,13 @@ describe('§8.1 status check GET', () => {
     const t0 = Date.now();
     await expect(getStatusCheck(`${base}/slow`, 200)).rejects.toThrow(`status check GET ${base}/slow failed: no answer within 200 ms`);
     expect(Date.now() - t0).toBeLessThan(1_500);
+  });
+
+  it('stops reading an answer larger than the cap, long before the timeout', async () => {
+    const t0 = Date.now();
+    await expect(getStatusCheck(`${base}/endless`, 20_000)).rejects.toThrow(`status check GET ${base}/endless failed: the answer is larger than ${STATUS_CHECK_MAX_BODY} bytes`);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect((await getStatusCheck(`${base}/limit`, 2_000)).body).toHaveLength(STATUS_CHECK_MAX_BODY);
   });
 
   it('a refused connection is an error naming the URL', async () => {

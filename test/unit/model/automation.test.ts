@@ -102,6 +102,13 @@ describe('§8.1 status-check answers', () => {
     expect(out.action).toBe('error');
     expect(out.action === 'error' && out.message).toContain(message);
   });
+
+  it('an error never quotes what a non-JSON body held (the URL may be internal; the message reaches an Event the tenant reads)', () => {
+    const out = interpretStatusCheck(200, 'AKIASECRETKEY1234567890 role-name', NOW);
+    expect(out).toEqual({ action: 'error', message: 'status check answered 200 with an invalid body: not JSON' });
+    const long = interpretStatusCheck(200, JSON.stringify({ deadline: `x${'y'.repeat(500)}` }), NOW);
+    expect(long.action === 'error' && long.message.length).toBeLessThan(140);
+  });
 });
 
 describe('§8.1 termination and §8.2 submission rules', () => {
