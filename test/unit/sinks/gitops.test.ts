@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import jsYaml from 'js-yaml';
 import { loadInventory } from '../../../src/inputs/load.ts';
 import type { KubeObject } from '../../../src/inputs/types.ts';
-import { LabSession } from '../../../src/cli/lab-session.ts';
+import { LabSession } from '../../../src/compose/incremental.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { OUTPUT_MARKER } from '../../../src/output-marker.ts';
