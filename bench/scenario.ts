@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyFileChanges } from '../src/cli/gitops.ts';
-import { LabSession } from '../src/cli/lab-session.ts';
+import { LabSession } from '../src/compose/incremental.ts';
 import { writeTreeAtomically } from '../src/sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../src/sinks/gitops.ts';
 import { renderParallel } from '../src/sinks/parallel/render-pool.ts';

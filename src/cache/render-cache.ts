@@ -3,8 +3,8 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Inventory } from '../inputs/inventory.ts';
-import { objectKey } from '../inputs/types.ts';
 import type { RenderUnit } from '../compose/compose.ts';
+import { lookupKeysOf } from '../compose/dependency-index.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
 import { readOwnCacheFile, writeFileAtomically } from '../cache-file.ts';
@@ -64,7 +64,17 @@ export class RenderCache<V> {
     private readonly check: EntryCheck<V>,
     inventory: Inventory,
   ) {
-    for (const obj of inventory.allObjects()) this.docs.set(`${obj.kind}/${objectKey(obj)}`, obj);
+    // Every key an object answers to (its own, `Workspace/w#managers`, …): a reverse lookup's key
+    // hashes all the objects it finds, so a Tenant that becomes a manager changes it.
+    for (const obj of inventory.allObjects()) {
+      const [own, ...reverse] = lookupKeysOf(obj.kind, obj);
+      this.docs.set(own, obj);
+      for (const key of reverse) {
+        const found = this.docs.get(key) as unknown[] | undefined;
+        if (found) found.push(obj);
+        else this.docs.set(key, [obj]);
+      }
+    }
     this.load();
   }
 

@@ -16,7 +16,7 @@ import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
-import { LabSession } from './lab-session.ts';
+import { LabSession } from '../compose/incremental.ts';
 import { commandLogger } from './log.ts';
 import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems, writeStdout } from './report.ts';
 import { stdinIfNamed } from './stdin.ts';

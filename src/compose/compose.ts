@@ -4,14 +4,16 @@ import { SnapshotChart } from '../../constructs/snapshot/snapshot-chart.ts';
 import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
 import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../inputs/inventory.ts';
+import { RecordedLookups } from '../inputs/lookups.ts';
 import type { Problem } from '../inputs/problems.ts';
-import { objectKey, TEMPLATE_REF, TENANT_REF, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
+import { objectKey, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
 import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
 import { planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
-import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
+import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
-import { inventoryLookup, requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
+import { requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
+import { namespaceTenantKey } from './dependency-index.ts';
 import { objectJson } from './object-json.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
@@ -23,7 +25,11 @@ export interface RenderUnit {
   /** Stable id, also the file name stem of the set: `instances/<ns>/<name>`, `tenants/<name>`, … */
   readonly id: string;
   readonly parent: ParentRef;
-  /** Input keys (`Kind/ns/name`) whose change can change this set; watch mode re-renders on them. */
+  /**
+   * Input keys (`Kind/ns/name`, and `…#managers`/`…#tenant` for reverse lookups) the composition of
+   * this set looked up, found or not, its parent's included: recorded, never listed by hand. The
+   * render cache hashes them; watch mode and the controller re-render on their change.
+   */
   readonly dependsOn: readonly string[];
   /** An Instance's plan, which the set is built from (the controller derives its status from it too). */
   readonly plan?: InstancePlan;
@@ -58,6 +64,12 @@ export interface ComposeOptions {
 export interface Composition {
   units: RenderUnit[];
   problems: Problem[];
+  /**
+   * Parent key → the keys its composition looked up, for every parent composed, also those that
+   * rendered nothing (a missing Template, a namespace off the whitelist): the controller retries
+   * them when one of these keys changes.
+   */
+  dependencies: Map<string, readonly string[]>;
 }
 
 const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2, InstanceSnapshot: 3 };
@@ -76,6 +88,13 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     problems.push({ severity: 'warning', file: src?.file, document: src?.document, kind: obj.kind, name: objectKey(obj), message });
   };
   const renderedTenants = new Map<string, Tenant>();
+  const dependencies = new Map<string, readonly string[]>();
+  /** The parent's dependencies as recorded so far (a unit's are final when it is pushed). */
+  const recorded = (parent: ParentRef, reads: RecordedLookups): readonly string[] => {
+    const keys = reads.sorted();
+    dependencies.set(parentKey(parent), keys);
+    return keys;
+  };
 
   // Without its seed a per-instance cookie secret could be computed from public data: no Instance renders.
   const seedProblem = options.secretValues === false ? undefined : cookieSecretSeedProblem(config);
@@ -101,7 +120,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     units.push({
       id: `workspaces/${workspace.metadata.name}`,
       parent,
-      dependsOn: [parentKey(parent)],
+      dependsOn: recorded(parent, new RecordedLookups(inventory, parentKey(parent))),
       build: (app) => new WorkspaceChart(app, 'workspace', { workspace, config, chartLabels: composerLabels(parent) }),
     });
   }
@@ -114,95 +133,86 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     renderedTenants.set(tenantNamespaceName(tenant.metadata.name), tenant);
     const parent: ParentRef = { kind: 'Tenant', name: tenant.metadata.name };
     if (!wanted(parent)) continue;
-    const { existing } = splitWorkspaces(tenant, inventory.workspaces);
+    const reads = new RecordedLookups(inventory, parentKey(parent));
+    const { existing } = splitWorkspaces(tenant, { get: (name) => reads.workspace(name) });
     const quota = tenantQuota(tenant, existing.map((e) => e.workspace), config);
     const share = myDriveShare(tenant);
     const keep = options.keepPersonalNamespace ? options.keepPersonalNamespace(tenant) : true;
     units.push({
       id: `tenants/${tenant.metadata.name}`,
       parent,
-      dependsOn: [parentKey(parent), ...(tenant.spec.workspaces ?? []).map((w) => `Workspace/${w.name}`)],
+      dependsOn: recorded(parent, reads),
       build: (app) =>
         new TenantChart(app, 'tenant', { tenant, config, quota, keepPersonalNamespace: keep, myDriveShare: share, chartLabels: composerLabels(parent) }),
     });
   }
 
-  const namespaceLabels = (ns: string): Record<string, string> | undefined => {
-    const live = inventory.namespaces.get(ns);
+  const namespaceLabels = (ns: string, reads: RecordedLookups): Record<string, string> | undefined => {
+    const live = reads.namespace(ns);
     if (live) return live.metadata.labels ?? {};
+    reads.note(namespaceTenantKey(ns));
     const tenant = renderedTenants.get(ns);
     return tenant ? tenantNamespaceLabels(tenant, config) : undefined;
   };
 
   for (const instance of candidates(inventory.instances, 'Instance')) {
     const ns = instance.metadata.namespace ?? '';
-    if (!wanted({ kind: 'Instance', name: instance.metadata.name, namespace: ns })) continue;
-    const labels = namespaceLabels(ns);
+    const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
+    if (!wanted(parent)) continue;
+    const reads = new RecordedLookups(inventory, parentKey(parent));
+    const labels = namespaceLabels(ns, reads);
     if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
       notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
+      recorded(parent, reads);
       continue;
     }
     if (seedProblem) continue;
-    const result = planInstance(instance, inventory, config, myDriveShare);
+    const result = planInstance(instance, reads, config, myDriveShare);
     problems.push(...result.problems);
     const plan = result.plan;
+    const dependsOn = recorded(parent, reads);
     if (!plan) continue;
-    const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
-    const tref = instance.spec[TEMPLATE_REF];
-    const workspace = plan.workspaceName;
     units.push({
       id: `instances/${ns}/${instance.metadata.name}`,
       parent,
       plan,
-      dependsOn: [
-        parentKey(parent),
-        `Template/${tref.namespace}/${tref.name}`,
-        `Tenant/${instance.spec[TENANT_REF].name}`,
-        `Secret/${ns}/${MYDRIVE_INFO_SECRET}`,
-        `Namespace/${ns}`,
-        // Workspace managers' keys and e-mails go into the instance: any manager's edit matters.
-        ...(workspace ? inventory.managersOf(workspace).map((m) => `Tenant/${m.metadata.name}`) : []),
-      ],
+      dependsOn,
       build: (app) => new InstanceChart(app, 'instance', { plan, config, chartLabels: composerLabels(parent) }),
     });
   }
 
   // Snapshots (docs/behaviour.md §9): a request that fails validation renders nothing (the controller reports it).
-  const lookup = inventoryLookup(inventory);
   const tagOf = options.snapshotTag ?? requestTag;
   for (const snapshot of candidates(inventory.snapshots, 'InstanceSnapshot')) {
     const ns = snapshot.metadata.namespace ?? '';
     const parent: ParentRef = { kind: 'InstanceSnapshot', name: snapshot.metadata.name, namespace: ns };
     if (!wanted(parent)) continue;
-    const labels = namespaceLabels(ns);
+    const reads = new RecordedLookups(inventory, parentKey(parent));
+    const labels = namespaceLabels(ns, reads);
     if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
       notice(snapshot, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
+      recorded(parent, reads);
       continue;
     }
-    const request = validateSnapshotRequest(snapshot, lookup);
+    const request = validateSnapshotRequest(snapshot, reads);
+    const dependsOn = recorded(parent, reads);
     const problem = snapshotConfigProblem(config) ?? (request.ok ? undefined : request.message);
     if (problem || !request.ok) {
       notice(snapshot, `skipped: ${problem}`);
       continue;
     }
     const { instance } = request;
-    const tref = instance.spec[TEMPLATE_REF];
     const tag = tagOf(snapshot);
     units.push({
       id: `snapshots/${ns}/${snapshot.metadata.name}`,
       parent,
-      dependsOn: [
-        parentKey(parent),
-        `Instance/${instance.metadata.namespace}/${instance.metadata.name}`,
-        `Template/${tref.namespace || instance.metadata.namespace}/${tref.name}`,
-        `Namespace/${ns}`,
-      ],
+      dependsOn,
       build: (app) => new SnapshotChart(app, 'snapshot', { snapshot, instance, config, tag, chartLabels: composerLabels(parent) }),
     });
   }
 
   units.sort(compareUnits);
-  return { units, problems };
+  return { units, problems, dependencies };
 }
 
 /** Synthesises one resource set into plain objects, each annotated with the input that produced it. */

@@ -5,6 +5,7 @@
  * and indexed by their parent-id label.
  */
 import { Inventory } from '../inputs/inventory.ts';
+import { DependencyIndex } from '../compose/dependency-index.ts';
 import { checkObject, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import { INPUT_KINDS, type InputKind, type InputObject } from '../inputs/types.ts';
@@ -23,6 +24,11 @@ export interface CachesOptions {
 
 export class Caches {
   readonly inventory = new Inventory();
+  /**
+   * Parent key → the input keys its last reconcile looked up (compose's recorded dependencies,
+   * and the lookups of a reconcile that stopped before composing): the fan-out of input changes.
+   */
+  readonly dependencies = new DependencyIndex();
   readonly tenants: Informer;
   readonly workspaces: Informer;
   readonly templates: Informer;

@@ -2,37 +2,55 @@
  * Instance reconciler (docs/behaviour.md §7): own labels, prettyName and the frozen Template spec on the
  * Instance, then compose → apply → prune of its set, then status (phase, url, ip).
  *
- * Watches (wired by `watchInstances`): Instances (spec/metadata changes, not status), Templates
- * (fan out to the Instances that use them), Tenants (their Instances), Namespaces (whitelist) and
- * `mydrive-info` Secrets (Instances of that namespace); children map to the Instance by label.
+ * Watches (wired by `watchInstances`): Instances (spec/metadata changes, not status), and Templates,
+ * Tenants, Namespaces and `mydrive-info` Secrets, fanned out through `caches.dependencies` to the
+ * Instances whose last reconcile looked them up; children map to the Instance by label.
  */
 import { myDriveShare } from './mydrive-share.ts';
 import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
+import { RecordedLookups } from '../inputs/lookups.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
-import type { ParentRef } from '../model/labels.ts';
+import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
 import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
 import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
+import { enqueueDependents } from './dependents.ts';
 import { prettyNameFor } from './pretty-name.ts';
 import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
+  const parent: ParentRef = { kind: 'Instance', name, namespace };
+  const own = parentKey(parent);
+  const dependencies = ctx.caches.dependencies;
   let live = ctx.caches.instances.get(namespace, name);
-  if (!live || live.metadata.deletionTimestamp) return {}; // children are garbage-collected
+  if (!live || live.metadata.deletionTimestamp) {
+    dependencies.remove(own);
+    return {}; // children are garbage-collected
+  }
   const inv = ctx.caches.inventory;
   let instance = inv.instances.get(`${namespace}/${name}`);
-  if (!instance) throw failedValidation(ctx.caches, live);
-  const parent: ParentRef = { kind: 'Instance', name, namespace };
+  if (!instance) {
+    dependencies.remove(own); // only its own change can fix it
+    throw failedValidation(ctx.caches, live);
+  }
+  // What this reconcile looks up goes into the index at once, before any await: a Template created
+  // after the lookup finds the Instance there, even when the reconcile stops before composing.
+  const reads = new RecordedLookups(inv, own);
   // docs/behaviour.md §0.6: an Instance outside the whitelisted namespaces is not this controller's business.
-  if (!whitelisted(ctx, namespace)) return {};
+  reads.note(`Namespace/${namespace}`); // whitelisted() reads its labels
+  if (!whitelisted(ctx, namespace)) {
+    dependencies.set(own, reads.keys);
+    return {};
+  }
 
-  const template = inv.templateOf(instance);
-  const tenant = inv.tenantOf(instance);
+  const template = reads.templateOf(instance);
+  const tenant = reads.tenantOf(instance);
+  dependencies.set(own, reads.keys);
   if (!template || !tenant) {
     const tref = instance.spec[TEMPLATE_REF];
     const [reason, message] = !template
@@ -69,6 +87,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // The share of the bound PV (the status-only path derives its plan with the same resolver).
   const share = (t: Tenant) => myDriveShare(ctx, t);
   const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share });
+  dependencies.set(own, [...reads.keys, ...(composition.dependencies.get(own) ?? [])]);
   const unit = composition.units[0];
   if (!unit) {
     const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';
@@ -148,39 +167,46 @@ function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: Instan
   return status;
 }
 
-/** Keys of the Instances a change of an input object concerns (Template, Tenant, Namespace, Secret). */
+/**
+ * Keys of the Instances a change of an input object concerns: the Instance itself, and through the
+ * dependency index those whose last reconcile looked up the Template, Tenant (as owner, or as a
+ * manager of the workspace), Namespace or `mydrive-info` Secret. The index fills as reconciles run:
+ * every Instance is enqueued by its informer's add event and, until that reconcile looks its inputs
+ * up, a change of them needs no fan-out (the reconcile reads them as they are then).
+ */
 export function watchInstances(caches: Caches, enqueue: (key: string) => void): void {
   const instanceKey = (o: { metadata: { namespace?: string; name: string } }) => `Instance/${o.metadata.namespace}/${o.metadata.name}`;
   const spec = (o: CachedObject) => (o.spec ?? {}) as Partial<Instance['spec']>;
-  // Secondary indexes: the fan-out below never scans the Instance cache.
+  // Spec indexes that stay for the other reconcilers, which do not compose: the automation's
+  // expiration follows a Template's deleteAfter, the Tenant's keep-alive and the automation count
+  // the Instances of a namespace. The Instance fan-out below reads the dependency index only.
   caches.instances.addIndex('template', (o) => {
     const ref = spec(o)[TEMPLATE_REF];
     return ref?.name ? [`${ref.namespace ?? ''}/${ref.name}`] : [];
   });
-  caches.instances.addIndex('tenant', (o) => {
-    const ref = spec(o)[TENANT_REF];
-    return ref?.name ? [ref.name] : [];
-  });
   caches.instances.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
   caches.instances.on((type, obj, old, own) => {
+    if (type === 'delete') caches.dependencies.remove(instanceKey(obj));
     // `own`: the echo of this reconciler's own label patch, already composed from.
     if (own || (type === 'update' && old && !metadataOrSpecChanged(obj, old))) return;
     enqueue(instanceKey(obj));
   });
+  const fanOut = (kind: string) => (obj: CachedObject, old: CachedObject | undefined) => enqueueDependents(caches, kind, obj, old, 'Instance', enqueue);
+  const template = fanOut('Template');
   caches.templates.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
-    for (const inst of caches.instances.byIndex('template', `${obj.metadata.namespace}/${obj.metadata.name}`)) enqueue(instanceKey(inst));
+    template(obj, old);
   });
+  const tenant = fanOut('Tenant');
   caches.tenants.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
-    for (const inst of caches.instances.byIndex('tenant', obj.metadata.name)) enqueue(instanceKey(inst));
+    tenant(obj, old);
   });
-  const byNamespace = (ns: string | undefined) => {
-    for (const inst of caches.instances.byIndex('namespace', ns ?? '')) enqueue(instanceKey(inst));
-  };
+  const namespace = fanOut('Namespace');
   caches.namespaces.on((type, obj, old) => {
     if (type === 'update' && old && JSON.stringify(old.metadata.labels) === JSON.stringify(obj.metadata.labels)) return;
-    byNamespace(obj.metadata.name);
+    namespace(obj, old);
   });
-  caches.mydriveSecrets.on((_t, obj) => byNamespace(obj.metadata.namespace));
+  const secret = fanOut('Secret');
+  caches.mydriveSecrets.on((_t, obj, old) => secret(obj, old));
 }

@@ -21,7 +21,10 @@ import { metadataOrSpecChanged } from './predicates.ts';
 import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
+  const own = `Tenant/${name}`;
   const live = ctx.caches.tenants.get(undefined, name);
+  // Not ours, or going: no Workspace change concerns it any more.
+  if (!live || !matchesTargetLabel(live, ctx.config) || live.metadata.deletionTimestamp) ctx.caches.dependencies.remove(own);
   if (!live || !matchesTargetLabel(live, ctx.config)) return {};
   if (live.metadata.deletionTimestamp) return deleteTenant(ctx, name);
   const errors: string[] = [];
@@ -39,11 +42,14 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const { keep, expiresAt } = personalNamespaceKeepAlive(tenant, instanceCount, ctx.now(), ctx.tenantNsKeepAliveMs);
 
   const parent: ParentRef = { kind: 'Tenant', name };
-  const unit = compose(inv, ctx.config, {
+  const composition = compose(inv, ctx.config, {
     parent: { kind: 'Tenant', name },
     keepPersonalNamespace: () => keep,
     myDriveShare: (t) => myDriveShare(ctx, t),
-  }).units[0];
+  });
+  // Its Workspaces, found or not (the status below reads the same ones): watchWorkspaces fans out by them.
+  ctx.caches.dependencies.set(own, composition.dependencies.get(own) ?? [own]);
+  const unit = composition.units[0];
   const objects = unit ? renderUnit(unit) : [];
   const outcome = await applySet(ctx, parent, live, objects);
   for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
@@ -122,6 +128,7 @@ async function deleteTenant(ctx: ControllerContext, name: string): Promise<Recon
  */
 export function watchTenants(caches: Caches, enqueue: (key: string) => void, keptByLogin: (tenant: Tenant) => boolean = () => false): void {
   caches.tenants.on((type, obj, old) => {
+    if (type === 'delete') caches.dependencies.remove(`Tenant/${obj.metadata.name}`);
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(`Tenant/${obj.metadata.name}`);
   });

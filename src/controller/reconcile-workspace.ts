@@ -13,6 +13,7 @@ import { applySet, objectId, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
+import { enqueueDependents } from './dependents.ts';
 import { metadataOrSpecChanged } from './predicates.ts';
 import { failedValidation } from './terminal-error.ts';
 
@@ -79,11 +80,12 @@ async function deleteWorkspace(ctx: ControllerContext, name: string): Promise<Re
 }
 
 export function watchWorkspaces(caches: Caches, enqueue: (key: string) => void): void {
+  // The Tenants enrolled in a workspace, by spec: a deleted Workspace unsubscribes them (deleteWorkspace).
   caches.tenants.addIndex('workspace', (t) => ((t.spec as Partial<Tenant['spec']> | undefined)?.workspaces ?? []).map((w) => w.name));
   caches.workspaces.on((type, obj, old) => {
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     enqueue(`Workspace/${obj.metadata.name}`);
-    // Tenants enrolled in it: their quota, labels and failingWorkspaces depend on it.
-    for (const t of caches.tenants.byIndex('workspace', obj.metadata.name)) enqueue(`Tenant/${t.metadata.name}`);
+    // Tenants whose last reconcile looked it up: their quota, labels and failingWorkspaces depend on it.
+    enqueueDependents(caches, 'Workspace', obj, old, 'Tenant', enqueue);
   });
 }

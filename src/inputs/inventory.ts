@@ -16,11 +16,25 @@ import {
   type Workspace,
 } from './types.ts';
 
+/** What composing a set may read of the inputs beyond its parent. Inventory implements it. */
+export interface InventoryLookups {
+  sourceOf(object: object): Source | undefined;
+  templateOf(instance: Instance): Template | undefined;
+  tenantOf(instance: Instance): Tenant | undefined;
+  /** Tenants that are managers of a workspace, by name. */
+  managersOf(workspaceName: string): readonly Tenant[];
+  workspace(name: string): Workspace | undefined;
+  template(namespace: string, name: string): Template | undefined;
+  instance(namespace: string, name: string): Instance | undefined;
+  namespace(name: string): Namespace | undefined;
+  secret(namespace: string, name: string): Secret | undefined;
+}
+
 /**
  * The typed, validated set of input resources, with references resolved on demand.
  * Built from files (CLI, watch mode) or from the controller's caches: the same type in both cases.
  */
-export class Inventory {
+export class Inventory implements InventoryLookups {
   readonly tenants = new Map<string, Tenant>();
   readonly workspaces = new Map<string, Workspace>();
   readonly templates = new Map<string, Template>();
@@ -105,6 +119,26 @@ export class Inventory {
   tenantOf(instance: Instance): Tenant | undefined {
     // The Tenant is cluster-scoped: the reference's namespace is ignored, as upstream does.
     return this.tenants.get(instance.spec[TENANT_REF].name);
+  }
+
+  workspace(name: string): Workspace | undefined {
+    return this.workspaces.get(name);
+  }
+
+  template(namespace: string, name: string): Template | undefined {
+    return this.templates.get(`${namespace}/${name}`);
+  }
+
+  instance(namespace: string, name: string): Instance | undefined {
+    return this.instances.get(`${namespace}/${name}`);
+  }
+
+  namespace(name: string): Namespace | undefined {
+    return this.namespaces.get(name);
+  }
+
+  secret(namespace: string, name: string): Secret | undefined {
+    return this.secrets.get(`${namespace}/${name}`);
   }
 
   workspaceOf(template: Template): Workspace | undefined {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Inventory } from '../inputs/inventory.ts';
+import type { InventoryLookups } from '../inputs/inventory.ts';
 import type { Problem } from '../inputs/problems.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
@@ -105,7 +105,7 @@ export type PlanResult = { plan: InstancePlan; problems: Problem[] } | { plan?: 
  */
 export function planInstance(
   instance: Instance,
-  inventory: Inventory,
+  inventory: InventoryLookups,
   config: ComposerConfig,
   tenantShare: (tenant: Tenant) => NfsShare | undefined = (t) => nfsShareFromConfig(config, t.metadata.name),
 ): PlanResult {
@@ -136,7 +136,7 @@ export function planInstance(
   const nfsNeeded = envs.some((e) => e.mountMyDriveVolume);
   let nfs: NfsShare | undefined;
   if (nfsNeeded) {
-    nfs = nfsShareFromSecret(inventory.secrets.get(`${namespace}/${MYDRIVE_INFO_SECRET}`));
+    nfs = nfsShareFromSecret(inventory.secret(namespace, MYDRIVE_INFO_SECRET));
     if (!nfs && namespace === tenantNamespaceName(tenant.metadata.name)) nfs = tenantShare(tenant);
     if (!nfs) {
       problems.push({

@@ -34,14 +34,6 @@ export interface SnapshotLookup {
   template(namespace: string, name: string): Template | undefined;
 }
 
-/** An Inventory (or anything holding its maps keyed `namespace/name`) as a SnapshotLookup. */
-export function inventoryLookup(inv: { instances: Map<string, Instance>; templates: Map<string, Template> }): SnapshotLookup {
-  return {
-    instance: (ns, name) => inv.instances.get(`${ns}/${name}`),
-    template: (ns, name) => inv.templates.get(`${ns}/${name}`),
-  };
-}
-
 export type SnapshotValidation =
   | { ok: true; instance: Instance; template: Template; environment: Environment }
   /** permanent: set phase Failed and do not retry; otherwise retry later. */

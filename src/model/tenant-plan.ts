@@ -4,7 +4,7 @@ import { LABEL, tenantCommonLabels } from './labels.ts';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
 
 /** The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md §5.3 step 4). */
-export function splitWorkspaces(tenant: Tenant, workspaces: ReadonlyMap<string, Workspace>) {
+export function splitWorkspaces(tenant: Tenant, workspaces: Pick<ReadonlyMap<string, Workspace>, 'get'>) {
   const existing: { name: string; role: 'manager' | 'user'; workspace: Workspace }[] = [];
   const failing: string[] = [];
   for (const entry of tenant.spec.workspaces ?? []) {

@@ -10,7 +10,7 @@ import { loadInventory } from '../../../src/inputs/load.ts';
 import { formatProblem, type Problem } from '../../../src/inputs/problems.ts';
 import type { KubeObject } from '../../../src/inputs/types.ts';
 import { runGitops } from '../../../src/cli/gitops.ts';
-import { LabSession } from '../../../src/cli/lab-session.ts';
+import { LabSession } from '../../../src/compose/incremental.ts';
 import { runSynth } from '../../../src/cli/synth.ts';
 import { compose, renderAll, type RenderedSet } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';

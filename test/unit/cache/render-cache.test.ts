@@ -107,6 +107,21 @@ describe('render cache', () => {
     expect(run(dir, next).misses).toEqual(expected);
   });
 
+  it('a Tenant that becomes a manager invalidates every Instance of that workspace: the recorded reverse lookup Workspace/<w>#managers', () => {
+    const { dir, first } = warm();
+    const next = clone(lab);
+    const tenant = next.find((o) => o.kind === 'Tenant' && ((o.spec as { workspaces?: { role: string }[] }).workspaces ?? []).every((w) => w.role === 'user') && (o.spec as { workspaces?: unknown[] }).workspaces?.length)!;
+    expect(tenant).toBeDefined();
+    const entry = (tenant.spec as { workspaces: { name: string; role: string }[] }).workspaces[0];
+    entry.role = 'manager';
+    const name = tenant.metadata.name;
+    const expected = ids(first.units, (u) => u.dependsOn.includes(`Tenant/${name}`) || u.dependsOn.includes(`Workspace/${entry.name}#managers`));
+    // Instances of the workspace that never read this Tenant: only the reverse lookup's key names them.
+    expect(first.units.some((u) => expected.has(u.id) && !u.dependsOn.includes(`Tenant/${name}`))).toBe(true);
+    // run() also checks every hit against a fresh render: no stale hit.
+    expect(run(dir, next).misses).toEqual(expected);
+  });
+
   it('a new object a set reads (the MyDrive Secret of a namespace) invalidates the sets of that namespace only', () => {
     const { dir, first } = warm();
     const inst = lab.find((o) => o.kind === 'Instance')!;

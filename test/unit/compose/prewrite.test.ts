@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { parseInputText } from '../../../src/inputs/parse.ts';
 import { formatProblem } from '../../../src/inputs/problems.ts';
-import { LabSession } from '../../../src/cli/lab-session.ts';
+import { LabSession } from '../../../src/compose/incremental.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';
 import { checkRenderedSets, objectIssues, parentSource } from '../../../src/compose/prewrite.ts';

@@ -1,6 +1,7 @@
 // The reconciler registry (#18): one registration per kind dispatches each work-queue key, and a
 // TerminalError (an object that failed validation) is not retried, while a plain error backs off.
 import { describe, expect, it } from 'vitest';
+import { DependencyIndex } from '../../../src/compose/dependency-index.ts';
 import type { ControllerContext } from '../../../src/controller/context.ts';
 import { AutomationState } from '../../../src/controller/automation-state.ts';
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
@@ -96,7 +97,7 @@ describe('controller dispatch of an object that failed validation', () => {
   it('reconciles the key once, counts an error, records one Warning Event naming the problems, and does not retry it', async () => {
     const live: CachedObject = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name: 'vm', namespace: 'tenant-a' }, spec: {} };
     // Live in the cache but not in the Inventory: it failed validation.
-    const caches = { instances: { get: () => live }, inventory: { instances: new Map() }, whyInvalid: () => 'spec.environmentList: required value is missing' };
+    const caches = { instances: { get: () => live }, inventory: { instances: new Map() }, dependencies: new DependencyIndex(), whyInvalid: () => 'spec.environmentList: required value is missing' };
     const metrics = new ControllerMetrics();
     const events: string[] = [];
     const record = async (obj: CachedObject, type: string, reason: string, message: string) => void events.push(`${obj.metadata.name} ${type} ${reason}: ${message}`);

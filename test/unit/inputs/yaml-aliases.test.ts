@@ -6,7 +6,7 @@ import { parseInputText } from '../../../src/inputs/parse.ts';
 import { formatProblem } from '../../../src/inputs/problems.ts';
 import type { Template } from '../../../src/inputs/types.ts';
 import { MAX_ALIAS_VALUES } from '../../../src/inputs/yaml-aliases.ts';
-import { LabSession } from '../../../src/cli/lab-session.ts';
+import { LabSession } from '../../../src/compose/incremental.ts';
 import { defaultConfig, loadConfig } from '../../../src/config/config.ts';
 import { crownlabs } from '../../support/cli.ts';
 

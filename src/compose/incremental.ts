@@ -4,10 +4,11 @@ import { inventoryFromInput } from '../inputs/load.ts';
 import { expandInputPaths, parseInputFile, type SourcedObject } from '../inputs/parse.ts';
 import { hasErrors, type Problem } from '../inputs/problems.ts';
 import { objectKey } from '../inputs/types.ts';
-import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey } from '../model/labels.ts';
-import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from '../compose/prewrite.ts';
+import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from './compose.ts';
+import { DependencyIndex, lookupKeysOf } from './dependency-index.ts';
+import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, type SetCheck } from './prewrite.ts';
 
 interface FileState {
   objects: SourcedObject[];
@@ -25,14 +26,17 @@ export interface UpdateResult {
 }
 
 /**
- * The input files of a lab, kept parsed, with the sets rendered from them. A change to some files
- * re-parses those files and re-renders only the sets that depend on what changed in them (an edited
- * Template re-renders the Instances that use it); an invalid edit keeps the last good sets.
+ * Watch mode: the input files of a lab, kept parsed, with the sets rendered from them. A change to
+ * some files re-parses those files and re-renders only the sets whose recorded dependencies
+ * (`RenderUnit.dependsOn`, in a DependencyIndex) it touches (an edited Template re-renders the
+ * Instances that use it, a Tenant that becomes a workspace manager the Instances of that
+ * workspace); an invalid edit keeps the last good sets.
  */
 export class LabSession {
   private readonly files = new Map<string, FileState>();
   private sets = new Map<string, RenderedSet>();
-  private dependents = new Map<string, Set<string>>();
+  /** Input key → ids of the sets whose composition looked it up. */
+  private readonly dependencies = new DependencyIndex();
   private readonly checks = new WeakMap<RenderedSet, SetCheck>();
 
   constructor(
@@ -69,13 +73,14 @@ export class LabSession {
   update(changedFiles: readonly string[]): UpdateResult {
     const previous = new Map<string, FileState>();
     const changedKeys = new Set<string>();
+    const touchedKeys = new Set<string>();
     for (const f of changedFiles) {
       const before = this.files.get(f);
       if (before) previous.set(f, before);
       const after = this.readFile(f);
       if (after) this.files.set(f, after);
       else this.files.delete(f);
-      diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys);
+      diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys, touchedKeys);
     }
     const inventory = this.inventoryOrProblems([]);
     const rollback = () => {
@@ -90,8 +95,7 @@ export class LabSession {
       return { problems: inventory.problems, applied: false, rerendered: [] };
     }
     // The parents whose sets may change: those edited, and those whose sets depend on an edited key.
-    const affectedIds = new Set<string>();
-    for (const key of changedKeys) for (const id of this.dependents.get(key) ?? []) affectedIds.add(id);
+    const affectedIds = this.dependencies.dependentsOf(touchedKeys);
     const affectedParents = new Set<string>([...changedKeys]);
     for (const id of affectedIds) affectedParents.add(parentKey(this.sets.get(id)!.unit.parent));
     const composition = compose(inventory.inventory, this.config, { ...this.composeOptions, only: (p) => affectedParents.has(parentKey(p)) });
@@ -136,7 +140,7 @@ export class LabSession {
   private replaceSets(sets: Map<string, RenderedSet>): void {
     const sorted = [...sets.values()].sort((a, b) => compareUnits(a.unit, b.unit));
     this.sets = new Map(sorted.map((s) => [s.unit.id, s]));
-    this.dependents = new Map();
+    this.dependencies.clear();
     for (const set of sorted) this.index(set);
   }
 
@@ -155,19 +159,11 @@ export class LabSession {
 
   /** Records which input keys a set depends on. */
   private index(set: RenderedSet): void {
-    for (const dep of set.unit.dependsOn) {
-      let ids = this.dependents.get(dep);
-      if (!ids) this.dependents.set(dep, (ids = new Set()));
-      ids.add(set.unit.id);
-    }
+    this.dependencies.set(set.unit.id, set.unit.dependsOn);
   }
 
   private unindex(set: RenderedSet): void {
-    for (const dep of set.unit.dependsOn) {
-      const ids = this.dependents.get(dep);
-      ids?.delete(set.unit.id);
-      if (ids?.size === 0) this.dependents.delete(dep);
-    }
+    this.dependencies.remove(set.unit.id);
   }
 
   /**
@@ -192,13 +188,28 @@ export class LabSession {
   }
 }
 
-function diffKeys(before: readonly SourcedObject[], after: readonly SourcedObject[], into: Set<string>): void {
+/**
+ * The objects that differ between two versions of a file: their keys into `changed`, and every key
+ * they answer to in lookups, before and after (`lookupKeysOf`), into `touched`.
+ */
+function diffKeys(before: readonly SourcedObject[], after: readonly SourcedObject[], changed: Set<string>, touched: Set<string>): void {
   const key = (o: SourcedObject) => `${o.object.kind}/${objectKey(o.object)}`;
-  const old = new Map(before.map((o) => [key(o), JSON.stringify(o.object)]));
+  const old = new Map(before.map((o) => [key(o), o]));
+  const touch = (o: SourcedObject) => {
+    for (const k of lookupKeysOf(o.object.kind, o.object)) touched.add(k);
+  };
   for (const o of after) {
     const k = key(o);
-    if (old.get(k) !== JSON.stringify(o.object)) into.add(k);
+    const was = old.get(k);
+    if (!was || JSON.stringify(was.object) !== JSON.stringify(o.object)) {
+      changed.add(k);
+      touch(o);
+      if (was) touch(was);
+    }
     old.delete(k);
   }
-  for (const k of old.keys()) into.add(k);
+  for (const [k, was] of old) {
+    changed.add(k);
+    touch(was);
+  }
 }
