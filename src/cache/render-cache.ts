@@ -26,7 +26,7 @@ import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
  * product version, replaced whole by a rename (two processes at once: the last one wins, both whole).
  */
 
-const FORMAT = 'crownlabs-render-cache v2';
+const FORMAT = 'crownlabs-render-cache v3';
 /** Cache files kept per folder (other labs, other versions): the least recently written go first. */
 const KEEP_FILES = 8;
 
@@ -310,14 +310,21 @@ function isCheckedEntry(v: unknown): v is { objects: number; check: SetCheck } {
   return isStrArray(ids) && Array.isArray(issues) && issues.every((i) => isRecord(i) && isStr(i.object) && isStr(i.field) && isStr(i.message));
 }
 
-/** synth: the set's file. */
+/**
+ * synth: the sha256 of the set's file, not its text (36 MB at 5k Instances, loaded and rewritten by
+ * every run). A hit whose file the output folder still holds as the run record wrote it needs no
+ * text; any other hit is rendered again through the constructs.
+ */
 export interface SynthEntry {
-  yaml: string;
+  digest: string;
   objects: number;
   check: SetCheck;
 }
 
-export const isSynthEntry = (v: unknown): v is SynthEntry => isCheckedEntry(v) && isStr((v as Record<string, unknown>).yaml);
+export const isSynthEntry = (v: unknown): v is SynthEntry => {
+  const digest = isCheckedEntry(v) ? (v as Record<string, unknown>).digest : undefined;
+  return isStr(digest) && /^[0-9a-f]{64}$/.test(digest);
+};
 
 /** gitops: the set's files (GitopsTreeBuilder.setFilesOf). */
 export interface GitopsEntry {
