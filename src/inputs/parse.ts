@@ -377,13 +377,16 @@ export function checkObject(
     }
     // What the API server refuses on the object itself: such an input cannot exist in a cluster.
     for (const [key, value] of Object.entries(map)) {
-      const pointer = `/metadata/${field}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      const at = { ...about, ...pos(pointer), field: prefixed(pointerToFieldPath(pointer)) };
+      // Located only for a problem: a position parses the file a second time.
+      const at = () => {
+        const pointer = `/metadata/${field}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        return { ...about, ...pos(pointer), field: prefixed(pointerToFieldPath(pointer)) };
+      };
       if (!isQualifiedName(key)) {
-        problems.push({ ...at, message: `${JSON.stringify(key)} is not a valid ${field === 'labels' ? 'label' : 'annotation'} key (an optional DNS subdomain prefix and "/", then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)` });
+        problems.push({ ...at(), message: `${JSON.stringify(key)} is not a valid ${field === 'labels' ? 'label' : 'annotation'} key (an optional DNS subdomain prefix and "/", then a name of at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric)` });
         ok = false;
       } else if (field === 'labels' && !isLabelValue(value as string)) {
-        problems.push({ ...at, message: `${JSON.stringify(value)} is not a valid label value (at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, or empty)` });
+        problems.push({ ...at(), message: `${JSON.stringify(value)} is not a valid label value (at most 63 characters: alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric, or empty)` });
         ok = false;
       }
     }
