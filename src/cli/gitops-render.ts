@@ -6,12 +6,12 @@ import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
-import type { RunRecord } from '../cache/run-record.ts';
+import { contentDigest, type RunRecord } from '../cache/run-record.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
-import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { KEEP, OutputError, outputState, patchTree, withMarker, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
@@ -59,8 +59,9 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   }
 
   const projectChange = projectChanged(out, files);
-  const result = writeTreeAtomically(opts.output, files, { inputs });
-  record?.save(warnings, { count: files.size, objects: 0 }, files);
+  const { write, state, digests } = unchangedFiles(opts.output, inputs, files, record);
+  const result = writeTreeAtomically(opts.output, write, { inputs, state });
+  record?.save(warnings, { count: files.size, objects: 0 }, write, digests, result.stats);
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
   if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
@@ -180,6 +181,23 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   warnings.push(...setProblems);
   if (reportProblems(setProblems, opts.quiet)) return 'invalid';
   return files;
+}
+
+/**
+ * The tree to write, each file the folder holds as the last run wrote it (same stats, same digest in
+ * the run record) as KEEP: neither read nor written again. Without a record, the tree as it is.
+ */
+function unchangedFiles(output: string, inputs: readonly string[], files: ReadonlyMap<string, string>, record: RunRecord | undefined): { write: ReadonlyMap<string, TreeContent>; state?: Map<string, string>; digests?: Map<string, string> } {
+  const state = record ? outputState(output, { inputs }) : undefined;
+  if (!record || !state) return { write: files };
+  const write = new Map<string, TreeContent>();
+  const digests = new Map<string, string>();
+  for (const [rel, content] of files) {
+    const digest = contentDigest(content);
+    digests.set(rel, digest);
+    write.set(rel, record.unchanged(rel, digest, state.get(rel)) ? KEEP : content);
+  }
+  return { write, state, digests };
 }
 
 /** The tree with the sealed values of the folder's SealedSecrets carried over (sealed-secret mode only). */

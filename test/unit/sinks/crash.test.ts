@@ -89,12 +89,12 @@ describe('a crash while synth rebuilds its folder', () => {
   it('gitops: the same, and a partial staging folder of a dead run is removed by the next run', () => {
     const out = join(mkdtempSync(join(root, 'gitops-')), 'gitops');
     cpSync(join(root, 'golden', 'gitopsOld'), out, { recursive: true });
-    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'stage').signal).toBe('SIGKILL');
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'stage', FULL).signal).toBe('SIGKILL');
     expect(tree(out)).toEqual(golden.gitopsOld);
     const [partial] = leftovers(out);
     expect(partial).toMatch(/^\.gitops\.new-\d+-\d+-\d+$/);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out, '--check']).code).toBe(1);
-    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out]).code).toBe(0);
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], undefined, FULL).code).toBe(0);
     expect(tree(out)).toEqual(golden.gitopsNew);
     expect(leftovers(out)).toEqual([]);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out, '--check']).code).toBe(0);
@@ -127,6 +127,23 @@ describe('a crash while synth updates its folder in place (a small change, cache
     expect(leftovers(out)).toEqual([]);
     // And the run after that replays: nothing is read but the inputs, nothing written.
     expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out]).stderr).toMatch(/\(0 written, 11 unchanged, 0 removed\)/);
+  });
+});
+
+describe('a crash while gitops updates its folder in place', () => {
+  it('killed halfway through moving the changed files in: the next run rolls the journal forward and writes nothing more', () => {
+    const out = join(mkdtempSync(join(root, 'gitops-patch-')), 'gitops');
+    expect(run(['gitops', '-f', labOld, '--config', CONFIG, '-o', out]).code).toBe(0);
+    expect(tree(out)).toEqual(golden.gitopsOld);
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'patch-apply').signal).toBe('SIGKILL');
+    expect(tree(out)).not.toEqual(golden.gitopsOld);
+    expect(tree(out)).not.toEqual(golden.gitopsNew);
+    expect(leftovers(out)).toHaveLength(1);
+    const next = run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out]);
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(/\(0 written, \d+ unchanged, 0 removed\)/);
+    expect(tree(out)).toEqual(golden.gitopsNew);
+    expect(leftovers(out)).toEqual([]);
   });
 });
 
