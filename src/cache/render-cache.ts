@@ -326,7 +326,10 @@ export const isSynthEntry = (v: unknown): v is SynthEntry => {
   return isStr(digest) && /^[0-9a-f]{64}$/.test(digest);
 };
 
-/** gitops: the set's files (GitopsTreeBuilder.setFilesOf). */
+/**
+ * gitops: the set's files (GitopsTreeBuilder.renderedFilesOf) as name and sha256, not their text;
+ * as synth's, a file the folder does not hold unchanged has its set rendered again.
+ */
 export interface GitopsEntry {
   files: SetFiles;
   objects: number;
@@ -336,5 +339,11 @@ export interface GitopsEntry {
 export const isGitopsEntry = (v: unknown): v is GitopsEntry => {
   if (!isCheckedEntry(v)) return false;
   const f = (v as Record<string, unknown>).files;
-  return isRecord(f) && isStrArray(f.expectedSecrets) && Array.isArray(f.files) && f.files.every((e) => Array.isArray(e) && e.length === 2 && isStr(e[0]) && isStr(e[1]));
+  return (
+    isRecord(f) &&
+    isStrArray(f.expectedSecrets) &&
+    isStrArray(f.resources) &&
+    Array.isArray(f.files) &&
+    f.files.every((e) => Array.isArray(e) && e.length === 2 && isStr(e[0]) && isStr(e[1]) && /^[0-9a-f]{64}$/.test(e[1]))
+  );
 };
