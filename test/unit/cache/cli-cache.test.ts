@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,5 +41,41 @@ describe('synth and gitops with the render cache', () => {
       }
       expectSame(cache);
     }
+  });
+
+  // The caches hold digests, not text: a file the folder no longer holds as the last run wrote it is rendered again.
+  it.each(['synth', 'gitops'])('%s with a warm cache restores output files edited, touched or removed by hand, and a removed folder', (command) => {
+    const root = mkdtempSync(join(tmpdir(), 'cli-cache-'));
+    const lab = join(root, 'lab');
+    cpSync(LAB, lab, { recursive: true });
+    const env = { CROWNLABS_CACHE_DIR: join(root, 'cache') };
+    const out = join(root, 'out');
+    const ref = join(root, 'ref');
+    const run = () => crownlabs([command, '-f', lab, '--config', CONFIG, '-o', out], undefined, env);
+    expect(crownlabs([command, '-f', lab, '--config', CONFIG, '-o', ref], undefined, { CROWNLABS_RENDER_CACHE: '0' }).code).toBe(0);
+    expect(run().code).toBe(0);
+    const want = tree(ref);
+    const rels = [...want.keys()].filter((rel) => rel.endsWith('.yaml') && !rel.endsWith('kustomization.yaml') && !rel.startsWith('apps/') && !rel.startsWith('root/')).sort();
+    expect(rels.length).toBeGreaterThan(3);
+    const [edited, removed, touched] = rels;
+    // A set's file changed, one removed, one touched (same content, other times): the next run gives the reference tree back.
+    writeFileSync(join(out, edited), 'edited: by hand\n');
+    rmSync(join(out, removed));
+    utimesSync(join(out, touched), new Date(0), new Date(0));
+    const a = run();
+    expect(a.code).toBe(0);
+    expect(a.stderr).toMatch(/\(2 written, \d+ unchanged, 0 removed\)/);
+    expect(tree(out)).toEqual(want);
+    // The same file with the same size but other content, between two runs that both hit the cache.
+    const text = readFileSync(join(out, edited), 'utf8');
+    writeFileSync(join(out, edited), text.replace(/[a-z]/, (c) => (c === 'a' ? 'b' : 'a')));
+    expect(run().code).toBe(0);
+    expect(tree(out)).toEqual(want);
+    // No folder at all: every set from the constructs again.
+    rmSync(out, { recursive: true });
+    const b = run();
+    expect(b.code).toBe(0);
+    expect(tree(out)).toEqual(want);
+    expect(run().stderr).toMatch(/\(0 written,/);
   });
 });
