@@ -109,9 +109,10 @@ export class RenderCache<V> {
 
   /** The hash of everything the unit's set depends on (besides the product and the config, in the file). */
   keyOf(unit: RenderUnit): string {
-    const h = createHash('sha256').update(`${unit.id}\0${parentKey(unit.parent)}\0`);
-    for (const dep of unit.dependsOn) h.update(dep).update('\0').update(this.docDigest(dep)).update('\0');
-    return h.digest('hex');
+    // One string, one hash: a hash object and four updates per dependency cost more than the hashing (6k sets).
+    let text = `${unit.id}\0${parentKey(unit.parent)}\0`;
+    for (const dep of unit.dependsOn) text += `${dep}\0${this.docDigest(dep)}\0`;
+    return createHash('sha256').update(text).digest('hex');
   }
 
   /** An input document's hash, once per run (a Tenant that manages a workspace is read by all its Instances). */
