@@ -165,7 +165,15 @@ function updateInPlace(target: OutputTarget, files: ReadonlyMap<string, TreeCont
   }
   const remove = [...state.keys()].filter((rel) => rel !== OUTPUT_MARKER && !files.has(rel));
   const changes = write.length + remove.length;
-  if (!sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT) || changes > Math.max(IN_PLACE_MIN, files.size / IN_PLACE_DIVISOR)) {
+  // A file added by hand under a name a journal cannot carry (the journal's own, a backslash…) goes with a rebuild.
+  const journaled = remove.every((rel) => {
+    try {
+      return checkedRel(rel) === rel;
+    } catch {
+      return false;
+    }
+  });
+  if (!journaled || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT) || changes > Math.max(IN_PLACE_MIN, files.size / IN_PLACE_DIVISOR)) {
     return swapIn(target, files, { old: new Set([...state.keys()].filter((rel) => rel !== OUTPUT_MARKER)), same });
   }
   const stats = new Map(state);

@@ -198,6 +198,18 @@ describe('an update in place (a write given the folder state)', () => {
     expect(readdirSync(dir)).not.toContain('empty');
   });
 
+  it('a file added by hand under a name the journal cannot carry is removed by a rebuild', () => {
+    for (const name of ['.crownlabs-patch', 'back\\slash.yaml']) {
+      const dir = join(tmp('inplace-'), 'dist');
+      writeTreeAtomically(dir, files);
+      writeFileSync(join(dir, name), 'mine\n');
+      const r = writeTreeAtomically(dir, files, { state: outputState(dir)! });
+      expect(r, name).toMatchObject({ written: 0, removed: 1 });
+      expect(tree(dir), name).toEqual(new Map<string, string>([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files].sort() as [string, string][]));
+      expect(readdirSync(join(dir, '..')), name).toEqual(['dist']);
+    }
+  });
+
   it('refuses KEEP without the state it was checked against, or for a file the folder does not hold', () => {
     const dir = join(tmp('inplace-'), 'dist');
     writeTreeAtomically(dir, files);
