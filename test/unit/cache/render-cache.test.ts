@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
-import { isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
+import { isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
@@ -195,5 +195,18 @@ describe('render cache', () => {
     a.save();
     b.save();
     expect(run(dir, lab).misses).toEqual(new Set());
+  });
+
+  it('an entry holds digests, never text: a YAML text, a short digest or a missing field is no entry', () => {
+    const check = { ids: ['v1/Namespace//x'], issues: [] };
+    const digest = 'a'.repeat(64);
+    expect(isSynthEntry({ digest, objects: 1, check })).toBe(true);
+    expect(isSynthEntry({ yaml: 'kind: Namespace\n', objects: 1, check })).toBe(false);
+    expect(isSynthEntry({ digest: 'a'.repeat(63), objects: 1, check })).toBe(false);
+    const files = { files: [['Namespace_x.yaml', digest]], resources: ['\tNamespace\t'], expectedSecrets: [] };
+    expect(isGitopsEntry({ files, objects: 1, check })).toBe(true);
+    expect(isGitopsEntry({ files: { ...files, files: [['Namespace_x.yaml', 'kind: Namespace\n']] }, objects: 1, check })).toBe(false);
+    expect(isGitopsEntry({ files: { ...files, resources: undefined }, objects: 1, check })).toBe(false);
+    expect(isGitopsEntry({ files, objects: -1, check })).toBe(false);
   });
 });
