@@ -34,7 +34,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
   let files: Map<string, TreeContent>;
   // What renderTree knows: the output folder's stats and the files' digests (for KEEP and the run record).
-  let known: Pick<RenderedTree, 'state' | 'digests'> = {};
+  let known: Omit<RenderedTree, 'files'> = {};
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   const warnings: Problem[] = [];
   if (opts.watch) {
@@ -53,7 +53,8 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   // Sealed values already in the folder are kept (--check compares with them, too).
   const sealed = withSealedValues(config, out, files);
   files = sealed.files;
-  if (opts.check) return checkFolder(opts, out, withMarker(texts(files)), rerun);
+  // Files read from the folder with their cached digest equal it (unless carrying sealed values over changed them).
+  if (opts.check) return checkFolder(opts, out, withMarker(texts(files)), rerun, config.gitopsSecretMode === 'sealed-secret' ? undefined : known.fromFolder);
   if (sealed.placeholders > 0 && !opts.quiet) {
     process.stderr.write(
       `warning: gitopsSecretMode "sealed-secret": ${sealed.withPlaceholders} SealedSecret(s) hold ${sealed.placeholders} placeholder value(s) (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree); sealed values already in ${opts.output} are kept\n`,
@@ -144,6 +145,8 @@ interface RenderedTree {
   state?: Map<string, string>;
   /** Digests of the files, where known. */
   digests?: Map<string, string>;
+  /** Files whose text was read from the output folder (it had the cached digest). */
+  fromFolder?: Set<string>;
 }
 
 /**
@@ -219,6 +222,7 @@ function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly Gi
     // filesOf's own new map, its values replaced in place (no second map of 25k files).
     const files = builder.filesOf(sets) as Map<string, TreeContent | CachedFile>;
     const digests = new Map<string, string>();
+    const fromFolder = new Set<string>();
     const again = new Set<RenderUnit>();
     for (const [rel, content] of files) {
       if (typeof content === 'string' || content === KEEP) continue;
@@ -234,11 +238,12 @@ function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly Gi
         else {
           files.set(rel, text);
           digests.set(rel, content.digest);
+          fromFolder.add(rel);
         }
       }
     }
     // Rendered again, a set's files are texts: the next pass ends.
-    if (again.size === 0) return { files: files as Map<string, TreeContent>, state, digests };
+    if (again.size === 0) return { files: files as Map<string, TreeContent>, state, digests, fromFolder };
     for (const unit of again) render(unit);
   }
 }
@@ -254,7 +259,7 @@ function folderText(output: string, rel: string, digest: string): string | undef
 }
 
 /** Text files made KEEP too (in place) where the folder holds them as the last run wrote them (run record: stats and digest). */
-function keepUnchanged(files: Map<string, TreeContent>, known: Pick<RenderedTree, 'state' | 'digests'>, record: RunRecord | undefined): Map<string, TreeContent> {
+function keepUnchanged(files: Map<string, TreeContent>, known: Omit<RenderedTree, 'files'>, record: RunRecord | undefined): Map<string, TreeContent> {
   const { state, digests } = known;
   if (!record || !state || !digests) return files;
   for (const [rel, content] of files) {
@@ -295,10 +300,10 @@ function projectChanged(out: string, files: ReadonlyMap<string, TreeContent>): s
 }
 
 /** --check: the diff on stdout; the summary, the names and the command that updates the folder on stderr. */
-async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string): Promise<number> {
+async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string, same?: ReadonlySet<string>): Promise<number> {
   let changes;
   try {
-    changes = treeChanges(out, files);
+    changes = treeChanges(out, files, same);
   } catch (err) {
     process.stderr.write(`${opts.output}: error: cannot read: ${(err as Error).message}\nnothing compared\n`);
     return CHECK_EXIT.invalid;

@@ -78,4 +78,18 @@ describe('synth and gitops with the render cache', () => {
     expect(tree(out)).toEqual(want);
     expect(run().stderr).toMatch(/\(0 written,/);
   });
+
+  it('gitops --check with a warm cache (digests only) finds a file edited by hand, and nothing in an up-to-date folder', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cli-cache-'));
+    const env = { CROWNLABS_CACHE_DIR: join(root, 'cache') };
+    const out = join(root, 'gitops');
+    const check = () => crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out, '--check'], undefined, env);
+    expect(crownlabs(['gitops', '-f', LAB, '--config', CONFIG, '-o', out], undefined, env).code).toBe(0);
+    expect(check().code).toBe(0);
+    const victim = [...listFiles(out)].find((f) => f.includes('/') && !f.startsWith('apps/') && !f.startsWith('root/') && !f.endsWith('kustomization.yaml'))!;
+    writeFileSync(join(out, victim), readFileSync(join(out, victim), 'utf8').replace('metadata:', 'metadata: \n'));
+    const stale = check();
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`M ${victim}`);
+  });
 });
