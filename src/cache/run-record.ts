@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { readInputFile, type ReadResult } from '../inputs/input-file.ts';
 import { expandInputPaths } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { OUTPUT_MARKER } from '../output-marker.ts';
+import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { readOwnCacheFile } from '../cache-file.ts';
+import { KEEP, type TreeContent } from '../sinks/atomic-tree.ts';
+import { treeStats } from '../sinks/tree-stats.ts';
 import { codeHash, overlaps, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
 /*
@@ -18,14 +20,16 @@ import { codeHash, overlaps, replaceCacheFile, serialize, type CacheKind } from 
  *   - the -f paths, the output folder and the working folder (problems name files relative to it);
  *   - every input file's name and content, and the problems of listing them.
  * It holds the warnings the run printed, its summary counts, and the output tree as written: each
- * file's size, mtime, ctime, inode and device. A re-run replays only when the key matches and the
+ * file's size, mtime, ctime, inode and device (statKey), and a sha256 of its content. The latter let
+ * a run that renders leave alone, unread, every file whose stats are still those and whose new
+ * content has that digest (unchanged()). A re-run replays only when the key matches and the
  * folder still holds exactly those files with those stats (ctime cannot be set back: any write,
  * rename or chmod since shows), and no crashed writer left anything beside it. Anything else
  * (a missing, truncated or tampered record, an edited or added file) is a miss: the run renders,
  * through the render cache, as always. One file per command, input paths and output folder.
  */
 
-const FORMAT = 'crownlabs-run-record v1';
+const FORMAT = 'crownlabs-run-record v2';
 const RECORD_FILE = /^run-(synth|gitops)-[0-9a-f]{24}\.json$/;
 
 export interface RunSummary {
@@ -40,7 +44,13 @@ interface Stored {
   key: string;
   problems: Problem[];
   summary: RunSummary;
+  /** Relative path → `<statKey> <sha256 of the content>`. */
   tree: Record<string, string>;
+}
+
+/** The sha256 of a file's content, as the record and the render cache keep it. */
+export function contentDigest(content: string): string {
+  return createHash('sha256').update(content).digest('hex');
 }
 
 export interface RunRecordOptions {
@@ -59,6 +69,8 @@ export interface RunRecordOptions {
 }
 
 export class RunRecord {
+  private stored: Stored | undefined | null = null;
+
   private constructor(
     private readonly file: string,
     private readonly key: string,
@@ -108,7 +120,7 @@ export class RunRecord {
       const now = treeStats(this.output);
       const then = stored.tree;
       if (now.size !== Object.keys(then).length) return undefined;
-      for (const [rel, st] of now) if (then[rel] !== st) return undefined;
+      for (const [rel, st] of now) if (!then[rel]?.startsWith(`${st} `)) return undefined;
     } catch {
       return undefined;
     }
@@ -116,17 +128,33 @@ export class RunRecord {
   }
 
   /**
-   * Records this run, after it wrote `files` (relative path → content, the marker aside). Never
-   * throws: a record that cannot be written is none. The folder must hold those paths with those
-   * sizes (a file changed meanwhile by someone else is not recorded as ours).
+   * True when the last run (whatever its inputs) wrote `rel` with content of `digest`, and the folder
+   * still holds that very file: `stat` (its statKey now, from outputState()) is the one recorded.
    */
-  save(problems: readonly Problem[], summary: RunSummary, files: ReadonlyMap<string, string>): void {
+  unchanged(rel: string, digest: string, stat: string | undefined): boolean {
+    const then = stat === undefined ? undefined : this.load()?.tree[rel];
+    return then !== undefined && then === `${stat} ${digest}`;
+  }
+
+  /**
+   * Records this run, after it wrote `files` (relative path → content, the marker aside; KEEP: kept
+   * as checked by unchanged()). Never throws: a record that cannot be written is none. The folder
+   * must hold those paths with those sizes (a file changed meanwhile by someone else is not recorded
+   * as ours). `digests`: the contents' digests where known (the others are hashed); `stats`: the
+   * tree's statKeys when the write knows them (else the folder is walked).
+   */
+  save(problems: readonly Problem[], summary: RunSummary, files: ReadonlyMap<string, TreeContent>, digests?: ReadonlyMap<string, string>, stats?: ReadonlyMap<string, string>): void {
     let body: string;
     try {
-      const stats = treeStats(this.output);
+      stats ??= treeStats(this.output);
       if (stats.size !== files.size + 1 || !stats.has(OUTPUT_MARKER)) return;
-      for (const [rel, content] of files) if (stats.get(rel)?.split(' ')[0] !== String(Buffer.byteLength(content))) return;
-      const tree = Object.fromEntries(stats);
+      const tree: Record<string, string> = { [OUTPUT_MARKER]: `${stats.get(OUTPUT_MARKER)} ${contentDigest(OUTPUT_MARKER_TEXT)}` };
+      for (const [rel, content] of files) {
+        const st = stats.get(rel);
+        const digest = digests?.get(rel) ?? (content === KEEP ? undefined : contentDigest(content));
+        if (st === undefined || digest === undefined || (content !== KEEP && st.split(' ', 1)[0] !== String(Buffer.byteLength(content)))) return;
+        tree[rel] = `${st} ${digest}`;
+      }
       body = JSON.stringify({ format: FORMAT, key: this.key, problems: [...problems], summary, tree } satisfies Stored);
     } catch {
       return;
@@ -136,6 +164,11 @@ export class RunRecord {
   }
 
   private load(): Stored | undefined {
+    if (this.stored === null) this.stored = this.read();
+    return this.stored;
+  }
+
+  private read(): Stored | undefined {
     try {
       const text = readOwnCacheFile(this.file)?.toString('utf8');
       if (text === undefined) return undefined;
@@ -158,22 +191,4 @@ export class RunRecord {
       return undefined;
     }
   }
-}
-
-/** Every regular file below `dir` (relative path → size, mtime, ctime, inode, device); anything else fails. */
-function treeStats(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (rel: string) => {
-    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(r);
-      else if (entry.isFile()) {
-        // Numbers, not bigints (half the cost at 25k files): times keep sub-microsecond precision.
-        const st = statSync(join(dir, r));
-        out.set(r, `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`);
-      } else throw new Error(`${r}: not a regular file`);
-    }
-  };
-  walk('');
-  return out;
 }

@@ -5,14 +5,14 @@ import chokidar from 'chokidar';
 import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
-import { RenderCache, isGitopsEntry } from '../cache/render-cache.ts';
-import type { RunRecord } from '../cache/run-record.ts';
-import { compose, renderUnit } from '../compose/compose.ts';
+import { RenderCache, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
+import { contentDigest, type RunRecord } from '../cache/run-record.ts';
+import { compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
-import { OutputError, patchTree, withMarker, writeTreeAtomically } from '../sinks/atomic-tree.ts';
-import { GitopsTreeBuilder } from '../sinks/gitops.ts';
+import { KEEP, OutputError, outputState, patchTree, withMarker, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
+import { GitopsTreeBuilder, type GitopsSet } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
@@ -32,7 +32,9 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   const builder = new GitopsTreeBuilder(config);
   // The tree holds no Secret values: no secret that only shapes them is needed.
   const session = new LabSession(opts.file, config, process.cwd(), { secretValues: false });
-  let files: Map<string, string>;
+  let files: Map<string, TreeContent>;
+  // What renderTree knows: the output folder's stats and the files' digests (for KEEP and the run record).
+  let known: Omit<RenderedTree, 'files'> = {};
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   const warnings: Problem[] = [];
   if (opts.watch) {
@@ -45,13 +47,14 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   } else {
     const tree = await renderTree(opts, config, builder, jobs, warnings, record);
     if (tree === 'invalid') return invalid;
-    files = tree;
+    ({ files, ...known } = tree);
   }
 
   // Sealed values already in the folder are kept (--check compares with them, too).
   const sealed = withSealedValues(config, out, files);
   files = sealed.files;
-  if (opts.check) return checkFolder(opts, out, withMarker(files), rerun);
+  // Files read from the folder with their cached digest equal it (unless carrying sealed values over changed them).
+  if (opts.check) return checkFolder(opts, out, withMarker(texts(files)), rerun, config.gitopsSecretMode === 'sealed-secret' ? undefined : known.fromFolder);
   if (sealed.placeholders > 0 && !opts.quiet) {
     process.stderr.write(
       `warning: gitopsSecretMode "sealed-secret": ${sealed.withPlaceholders} SealedSecret(s) hold ${sealed.placeholders} placeholder value(s) (SEAL-ME): the sealed-secrets controller cannot decrypt them until you seal the real values (see SECRETS.md in the tree); sealed values already in ${opts.output} are kept\n`,
@@ -59,8 +62,9 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   }
 
   const projectChange = projectChanged(out, files);
-  const result = writeTreeAtomically(opts.output, files, { inputs });
-  record?.save(warnings, { count: files.size, objects: 0 }, files);
+  const write = keepUnchanged(files, known, record);
+  const result = writeTreeAtomically(opts.output, write, { inputs, state: known.state });
+  record?.save(warnings, { count: files.size, objects: 0 }, write, known.digests, result.stats);
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
   if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
@@ -95,7 +99,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
       if (full) {
         const r = writeTreeAtomically(opts.output, next, { inputs });
         written = r.written + r.removed;
-      } else written = patchTree(opts.output, files, next, { inputs });
+      } else written = patchTree(opts.output, texts(files), texts(next), { inputs });
       files = next;
       full = false;
       const ms = Math.round(performance.now() - t0);
@@ -127,11 +131,29 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   return EXIT_OK;
 }
 
+/** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
+interface CachedFile {
+  digest: string;
+  unit: RenderUnit;
+  text?: string;
+}
+
+interface RenderedTree {
+  /** KEEP only where `state` and the run record show the folder holds the file as it was written. */
+  files: Map<string, TreeContent>;
+  /** The output folder's files now (outputState), when the run records its output. */
+  state?: Map<string, string>;
+  /** Digests of the files, where known. */
+  digests?: Map<string, string>;
+  /** Files whose text was read from the output folder (it had the cached digest). */
+  fromFolder?: Set<string>;
+}
+
 /**
  * A full render without watch mode: sets are rendered one at a time and only their files kept,
  * split over threads for large inputs when asked (-j), with the same validation and composition.
  */
-async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[], record: RunRecord | undefined): Promise<Map<string, string> | 'invalid'> {
+async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[], record: RunRecord | undefined): Promise<RenderedTree | 'invalid'> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
   const memo = ParseCache.open({ inputs: inputPaths(opts) });
@@ -149,29 +171,37 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
         started = true;
       }
     : undefined;
-  let files: Map<string, string>;
+  let tree: RenderedTree;
   const checks: CheckedSet[] = [];
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     const out = await renderParallel(composition.units, inventory.allObjects(), config, 'gitops', builder, { threads: jobs, onProgress: progress });
     composition.units.forEach((unit, i) => checks.push({ unit, check: out[i].check }));
-    files = builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount })));
+    tree = { files: builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount }))) };
   } else {
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
     const output = opts.check ? undefined : opts.output;
     const cache = RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
-    const sets = composition.units.map((unit, i) => {
+    // A cached file the folder holds as the last run wrote it is neither rendered, read nor written.
+    const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts) }) : undefined;
+    const cached = new GitopsTreeBuilder<CachedFile>(config);
+    const render = (unit: RenderUnit): GitopsEntry => {
+      const objects = renderUnit(unit);
+      const sf = cached.renderedFilesOf({ unit, objects });
+      const files = sf.files.map(([name, text]): [string, CachedFile] => [name, { digest: contentDigest(text), unit, text }]);
+      cached.prime(unit, { ...sf, files });
+      const entry = { files: { ...sf, files: files.map(([name, f]): [string, string] => [name, f.digest]) }, objects: objects.length, check: checkSetObjects(objects) };
+      cache?.set(unit, entry);
+      return entry;
+    };
+    const sets: GitopsSet[] = composition.units.map((unit, i) => {
       let entry = cache?.get(unit);
-      if (entry) builder.prime(unit, entry.files);
-      else {
-        const objects = renderUnit(unit);
-        entry = { files: builder.setFilesOf({ unit, objects }), objects: objects.length, check: checkSetObjects(objects) };
-        cache?.set(unit, entry);
-      }
+      if (entry) cached.prime(unit, { ...entry.files, files: entry.files.files.map(([name, digest]) => [name, { digest, unit }]) });
+      else entry = render(unit);
       checks.push({ unit, check: entry.check });
       progress?.(i + 1, composition.units.length);
       return { unit, objectCount: entry.objects };
     });
-    files = builder.filesOf(sets);
+    tree = resolveCached(cached, sets, state, record, opts.output, render);
     cache?.save();
   }
   bar?.stop();
@@ -179,19 +209,89 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   const setProblems = renderedSetProblems(checks, (parent) => parentSource(inventory, parent));
   warnings.push(...setProblems);
   if (reportProblems(setProblems, opts.quiet)) return 'invalid';
+  return tree;
+}
+
+/**
+ * The tree with each cached file (a digest) as KEEP where the folder holds it as the last run wrote
+ * it, else its text read from the folder when that has the digest (--check, a lost run record),
+ * else its set rendered again through the constructs (the render cache holds no text).
+ */
+function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly GitopsSet[], state: Map<string, string> | undefined, record: RunRecord | undefined, output: string, render: (unit: RenderUnit) => unknown): RenderedTree {
+  for (;;) {
+    // filesOf's own new map, its values replaced in place (no second map of 25k files).
+    const files = builder.filesOf(sets) as Map<string, TreeContent | CachedFile>;
+    const digests = new Map<string, string>();
+    const fromFolder = new Set<string>();
+    const again = new Set<RenderUnit>();
+    for (const [rel, content] of files) {
+      if (typeof content === 'string' || content === KEEP) continue;
+      if (content.text !== undefined) {
+        files.set(rel, content.text);
+        digests.set(rel, content.digest);
+      } else if (state && record?.unchanged(rel, content.digest, state.get(rel))) {
+        files.set(rel, KEEP);
+        digests.set(rel, content.digest);
+      } else {
+        const text = folderText(output, rel, content.digest);
+        if (text === undefined) again.add(content.unit);
+        else {
+          files.set(rel, text);
+          digests.set(rel, content.digest);
+          fromFolder.add(rel);
+        }
+      }
+    }
+    // Rendered again, a set's files are texts: the next pass ends.
+    if (again.size === 0) return { files: files as Map<string, TreeContent>, state, digests, fromFolder };
+    for (const unit of again) render(unit);
+  }
+}
+
+/** The folder's file `rel` when its content has `digest`. */
+function folderText(output: string, rel: string, digest: string): string | undefined {
+  try {
+    const text = readFileSync(join(output, rel), 'utf8');
+    return contentDigest(text) === digest ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Text files made KEEP too (in place) where the folder holds them as the last run wrote them (run record: stats and digest). */
+function keepUnchanged(files: Map<string, TreeContent>, known: Omit<RenderedTree, 'files'>, record: RunRecord | undefined): Map<string, TreeContent> {
+  const { state, digests } = known;
+  if (!record || !state || !digests) return files;
+  for (const [rel, content] of files) {
+    if (content === KEEP) continue;
+    const digest = digests.get(rel) ?? contentDigest(content);
+    digests.set(rel, digest);
+    if (record.unchanged(rel, digest, state.get(rel))) files.set(rel, KEEP);
+  }
   return files;
 }
 
+/** The tree's texts (check, watch and sealed-secret runs have no run record, so no KEEP). */
+function texts(files: ReadonlyMap<string, TreeContent>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [rel, content] of files) {
+    if (content === KEEP) throw new Error(`${rel}: kept in the folder, its text was not read`);
+    out.set(rel, content);
+  }
+  return out;
+}
+
 /** The tree with the sealed values of the folder's SealedSecrets carried over (sealed-secret mode only). */
-function withSealedValues(config: ComposerConfig, out: string, files: Map<string, string>): { files: Map<string, string>; placeholders: number; withPlaceholders: number } {
+function withSealedValues(config: ComposerConfig, out: string, files: Map<string, TreeContent>): { files: Map<string, TreeContent>; placeholders: number; withPlaceholders: number } {
   if (config.gitopsSecretMode !== 'sealed-secret') return { files, placeholders: 0, withPlaceholders: 0 };
-  return carryOverSealed(out, files);
+  return carryOverSealed(out, texts(files));
 }
 
 /** The AppProject's path when the tree changes it (written before or not). */
-function projectChanged(out: string, files: ReadonlyMap<string, string>): string | undefined {
+function projectChanged(out: string, files: ReadonlyMap<string, TreeContent>): string | undefined {
   for (const [rel, content] of files) {
     if (!rel.startsWith('root/AppProject_')) continue;
+    if (content === KEEP) return undefined;
     const path = join(out, rel);
     const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
     return before === content ? undefined : rel;
@@ -200,10 +300,10 @@ function projectChanged(out: string, files: ReadonlyMap<string, string>): string
 }
 
 /** --check: the diff on stdout; the summary, the names and the command that updates the folder on stderr. */
-async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string): Promise<number> {
+async function checkFolder(opts: GitopsOptions, out: string, files: ReadonlyMap<string, string>, rerun: string, same?: ReadonlySet<string>): Promise<number> {
   let changes;
   try {
-    changes = treeChanges(out, files);
+    changes = treeChanges(out, files, same);
   } catch (err) {
     process.stderr.write(`${opts.output}: error: cannot read: ${(err as Error).message}\nnothing compared\n`);
     return CHECK_EXIT.invalid;

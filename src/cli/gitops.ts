@@ -15,7 +15,7 @@ export function registerGitops(program: Command): void {
     .command('gitops')
     .description('render the input into an Argo CD-ready tree: app of apps, one Application per workspace, tenant and namespace of instances')
     .requiredOption('-f, --file <path...>', 'input files or folders; - reads standard input (not with --watch)')
-    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
+    .option('-o, --output <dir>', 'output folder, written crash-safely: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
     .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
     .option('--full-diff', 'with --check: print the whole diff of every stale file')
     .option('--watch', 'keep running: re-render what an input change affects')

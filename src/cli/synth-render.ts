@@ -1,11 +1,11 @@
 import { loadInventory } from '../inputs/load.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
-import type { RunRecord } from '../cache/run-record.ts';
+import { contentDigest, type RunRecord } from '../cache/run-record.ts';
 import { compose, renderAll, renderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import type { ParentRef } from '../model/labels.ts';
-import { writeTreeAtomically } from '../sinks/atomic-tree.ts';
+import { KEEP, outputState, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
@@ -26,7 +26,11 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   const warnings = [...problems, ...composition.problems];
   if (reportProblems(warnings, opts.quiet)) return EXIT_INPUT;
   const jobs = Math.max(1, Number(opts.jobs) || 1);
-  let files: Map<string, string>;
+  let files: Map<string, TreeContent>;
+  // Each file's sha256 where known (the run record keeps them).
+  const digests = new Map<string, string>();
+  // The output folder's files now (after settling a crashed writer's leftovers), for KEEP.
+  let state: Map<string, string> | undefined;
   let objects = 0;
   const sourceOf = (parent: ParentRef) => parentSource(inventory, parent);
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
@@ -48,16 +52,23 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   } else {
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
     const cache = RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry);
+    // A set cached as unchanged whose file the folder holds as the last run wrote it is neither rendered, read nor written.
+    state = cache && record ? outputState(opts.output, { inputs }) : undefined;
     files = new Map();
     const checks: CheckedSet[] = [];
     for (const unit of composition.units) {
+      const rel = `${unit.id}.yaml`;
       let entry = cache?.get(unit);
-      if (!entry) {
+      if (entry && state && record?.unchanged(rel, entry.digest, state.get(rel))) files.set(rel, KEEP);
+      else {
+        // A miss, or a hit whose file is gone or changed: the constructs render it (the cache holds no text).
         const rendered = renderUnit(unit);
-        entry = { yaml: objectsToYaml(rendered), objects: rendered.length, check: checkSetObjects(rendered) };
+        const yaml = objectsToYaml(rendered);
+        entry = { digest: contentDigest(yaml), objects: rendered.length, check: checkSetObjects(rendered) };
         cache?.set(unit, entry);
+        files.set(rel, yaml);
       }
-      files.set(`${unit.id}.yaml`, entry.yaml);
+      digests.set(rel, entry.digest);
       checks.push({ unit, check: entry.check });
       objects += entry.objects;
     }
@@ -69,13 +80,13 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   }
   if (opts.stdout) {
     for (const content of files.values()) {
-      const code = await writeStdout(content);
+      const code = await writeStdout(content as string);
       if (code !== EXIT_OK) return code;
     }
     return EXIT_OK;
   }
-  const result = writeTreeAtomically(opts.output, files, { inputs });
-  record?.save(warnings, { count: files.size, objects }, files);
+  const result = writeTreeAtomically(opts.output, files, { inputs, state });
+  record?.save(warnings, { count: files.size, objects }, files, digests, result.stats);
   process.stderr.write(`${files.size} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   return EXIT_OK;
 }

@@ -11,7 +11,7 @@ export function registerSynth(program: Command): void {
     .command('synth')
     .description('render every resource set of the input into one YAML file per set (or to stdout)')
     .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively); - reads standard input')
-    .option('-o, --output <dir>', 'output folder, replaced atomically: missing, empty, or written by crownlabs before (see docs/cli.md)', 'dist')
+    .option('-o, --output <dir>', 'output folder, written crash-safely: missing, empty, or written by crownlabs before (see docs/cli.md)', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');

@@ -24,12 +24,13 @@ export function changeCount(c: TreeChanges): number {
 }
 
 /** Files that differ between the folder and what it should hold (a missing folder holds nothing). */
-export function treeChanges(dir: string, files: ReadonlyMap<string, string>): TreeChanges {
+export function treeChanges(dir: string, files: ReadonlyMap<string, string>, same: ReadonlySet<string> = new Set()): TreeChanges {
   const present = existsSync(dir) && statSync(dir).isDirectory() ? listFiles(dir) : new Set<string>();
   const out: TreeChanges = { changed: [], added: [], deleted: [] };
   for (const [rel, content] of files) {
     if (!present.has(rel)) out.added.push(rel);
-    else if (readFileSync(join(dir, rel), 'utf8') !== content) out.changed.push(rel);
+    // `same`: read from the folder by this run already and found equal.
+    else if (!same.has(rel) && readFileSync(join(dir, rel), 'utf8') !== content) out.changed.push(rel);
   }
   for (const rel of present) if (!files.has(rel)) out.deleted.push(rel);
   out.changed.sort();

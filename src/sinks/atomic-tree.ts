@@ -1,7 +1,8 @@
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
+import { statKey, treeStats } from './tree-stats.ts';
 
 export { OutputError } from './output-guard.ts';
 
@@ -9,12 +10,33 @@ export interface TreeWriteResult {
   written: number;
   unchanged: number;
   removed: number;
+  /** The tree's statKeys after an in-place update (marker included); after a swap, undefined (walk it). */
+  stats?: Map<string, string>;
 }
 
 export interface TreeWriteOptions {
   /** Input paths and the config file: the output must not overlap them. */
   inputs?: readonly string[];
+  /**
+   * The folder as outputState() found it. Given, the write may update the folder in place (see
+   * below) and files may be KEEP; files whose statKey is in it are not listed or walked again.
+   */
+  state?: ReadonlyMap<string, string>;
 }
+
+/**
+ * A file of the tree the folder holds already, as the caller proved from outputState()'s stats (e.g.
+ * the same statKey as the run that wrote it, with the same content digest): neither read nor written.
+ */
+export const KEEP: unique symbol = Symbol('keep');
+export type TreeContent = string | typeof KEEP;
+
+/**
+ * Updates this small (files written + removed, at most max(IN_PLACE_MIN, tree / IN_PLACE_DIVISOR))
+ * are applied in place, as a journaled patch; larger ones rebuild the tree beside the folder.
+ */
+const IN_PLACE_MIN = 64;
+const IN_PLACE_DIVISOR = 4;
 
 /*
  * How a crash at any instant stays recoverable. Every step leaves a sibling of DIR named
@@ -33,19 +55,47 @@ const PATCH_JOURNAL = '.crownlabs-patch';
 let seq = 0;
 
 /**
- * Replaces folder `dir` with exactly `files` (relative path → content) plus the marker, so that a
- * reader never sees half a tree: the new tree is built beside it and swapped in with renames. Files
- * whose content did not change are hard-linked from the old tree (same inode and mtime), so tools
- * that watch the folder, and git, see only real changes. If anything fails before the swap, `dir` is
- * untouched; a crash is settled by the next write (see above). Refuses, with an OutputError, any
- * folder checkOutputFolder refuses.
+ * Replaces folder `dir` with exactly `files` (relative path → content) plus the marker. Without
+ * `opts.state`, or for a large change, a reader never sees half a tree: the new tree is built beside
+ * it and swapped in with renames. Files whose content did not change are hard-linked from the old
+ * tree (same inode and mtime), so tools that watch the folder, and git, see only real changes. With
+ * `opts.state` and a small change, only the changed files are staged beside it, then a journal, then
+ * they are renamed in one by one (each file is old or new, whole; a reader may see some of each for
+ * the time of those renames). If anything fails before the swap or the journal, `dir` is untouched;
+ * a crash is settled by the next write (see above). Refuses, with an OutputError, any folder
+ * checkOutputFolder refuses.
  */
-export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, string>, opts: TreeWriteOptions = {}): TreeWriteResult {
+export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, TreeContent>, opts: TreeWriteOptions = {}): TreeWriteResult {
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     makeParents(target);
     settleLeftovers(target);
-    return swapIn(target, files);
+    const state = opts.state && isOutputFolder(target.path) ? opts.state : undefined;
+    if (!state) {
+      for (const content of files.values()) if (content === KEEP) throw new Error('a file to keep without the folder state it was checked against');
+      return swapIn(target, files);
+    }
+    return updateInPlace(target, files, state);
+  });
+}
+
+/**
+ * Settles what crashed writers left beside output folder `dir`, then returns the statKey of each
+ * file in it (marker included): what writeTreeAtomically's `state` and KEEP entries are checked
+ * against. Undefined when `dir` is not an output folder yet or holds anything but files and
+ * non-empty folders (the write then rebuilds it whole). Refuses what writeTreeAtomically refuses.
+ */
+export function outputState(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> = {}): Map<string, string> | undefined {
+  const target = checkOutputFolder(dir, opts.inputs);
+  return failuresAsOutputErrors(target, () => {
+    if (!existsSync(target.parent)) return undefined;
+    settleLeftovers(target);
+    if (!isOutputFolder(target.path)) return undefined;
+    try {
+      return treeStats(target.path);
+    } catch {
+      return undefined;
+    }
   });
 }
 
@@ -67,26 +117,72 @@ export function patchTree(dir: string, before: ReadonlyMap<string, string>, afte
     const write = [...after].filter(([rel, content]) => before.get(rel) !== content);
     const remove = [...before.keys()].filter((rel) => !after.has(rel));
     if (write.length === 0 && remove.length === 0) return 0;
-    const staging = leftoverPath(target, 'patch');
-    mkdirSync(staging);
-    try {
-      write.forEach(([rel, content], i) => {
-        const file = join(staging, checkedRel(rel));
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, content);
-        if (i === write.length >> 1) faultPoint('patch-stage');
-      });
-      writeFileSync(join(staging, PATCH_JOURNAL), JSON.stringify({ write: write.map(([rel]) => rel), remove }));
-    } catch (err) {
-      rmSync(staging, { recursive: true, force: true });
-      throw err;
-    }
-    faultPoint('patch-staged');
-    applyPatch(staging, target.path);
-    faultPoint('patch-applied');
-    rmSync(staging, { recursive: true, force: true });
+    patch(target, write, remove);
     return write.length + remove.length;
   });
+}
+
+/** Stages `write`, then the journal, then moves them in and removes `remove` (see LeftoverKind). */
+function patch(target: OutputTarget, write: readonly [string, string][], remove: readonly string[]): void {
+  const staging = leftoverPath(target, 'patch');
+  mkdirSync(staging);
+  try {
+    const made = new Set<string>([staging]);
+    write.forEach(([rel, content], i) => {
+      const file = join(staging, checkedRel(rel));
+      if (!made.has(dirname(file))) {
+        mkdirSync(dirname(file), { recursive: true });
+        made.add(dirname(file));
+      }
+      writeFileSync(file, content);
+      if (i === write.length >> 1) faultPoint('patch-stage');
+    });
+    writeFileSync(join(staging, PATCH_JOURNAL), JSON.stringify({ write: write.map(([rel]) => rel), remove }));
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  faultPoint('patch-staged');
+  applyPatch(staging, target.path);
+  faultPoint('patch-applied');
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/**
+ * A write into an output folder whose files' stats are `state`: files kept or equal stay untouched,
+ * a small change is patched in, a large one rebuilds the tree (swapIn).
+ */
+function updateInPlace(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, state: ReadonlyMap<string, string>): TreeWriteResult {
+  const dir = target.path;
+  const write: [string, string][] = [];
+  const same = new Set<string>();
+  for (const [rel, content] of files) {
+    if (content === KEEP) {
+      if (!state.has(rel)) throw new Error(`${rel}: a file to keep that the folder does not hold`);
+      same.add(rel);
+    } else if (state.get(rel)?.split(' ', 1)[0] === String(Buffer.byteLength(content)) && sameContent(join(dir, checkedRel(rel)), content)) same.add(rel);
+    else write.push([rel, content]);
+  }
+  const remove = [...state.keys()].filter((rel) => rel !== OUTPUT_MARKER && !files.has(rel));
+  const changes = write.length + remove.length;
+  // A file added by hand under a name a journal cannot carry (the journal's own, a backslash…) goes with a rebuild.
+  const journaled = remove.every((rel) => {
+    try {
+      return checkedRel(rel) === rel;
+    } catch {
+      return false;
+    }
+  });
+  if (!journaled || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT) || changes > Math.max(IN_PLACE_MIN, files.size / IN_PLACE_DIVISOR)) {
+    return swapIn(target, files, { old: new Set([...state.keys()].filter((rel) => rel !== OUTPUT_MARKER)), same });
+  }
+  const stats = new Map(state);
+  if (changes > 0) {
+    patch(target, write, remove);
+    for (const rel of remove) stats.delete(rel);
+    for (const [rel] of write) stats.set(rel, statKey(statSync(join(dir, rel))));
+  }
+  return { written: write.length, unchanged: same.size, removed: remove.length, stats };
 }
 
 /** Same rules for one file (`manifests -o`): `header` + `content` written beside it, then renamed over it. */
@@ -149,13 +245,17 @@ export function settleLeftovers(target: OutputTarget): void {
   for (const l of mine) rmSync(l.path, { recursive: true, force: true });
 }
 
-function swapIn(target: OutputTarget, files: ReadonlyMap<string, string>): TreeWriteResult {
+/**
+ * Builds the whole tree beside the folder and swaps it in. `known`, when the folder was compared
+ * already: its files (marker aside) and those of `files` it holds as they are.
+ */
+function swapIn(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, known?: { old: Set<string>; same: Set<string> }): TreeWriteResult {
   const dir = target.path;
   const exists = existsSync(dir);
-  const old = exists ? listFiles(dir) : new Set<string>();
+  const old = known?.old ?? (exists ? listFiles(dir) : new Set<string>());
   old.delete(OUTPUT_MARKER);
   // Nothing to change (a re-render of an unchanged input): nothing is written, so nothing can break.
-  if (exists && holdsExactly(dir, old, files)) return { written: 0, unchanged: files.size, removed: 0 };
+  if (!known && exists && holdsExactly(dir, old, files)) return { written: 0, unchanged: files.size, removed: 0 };
   const staging = leftoverPath(target, 'new');
   const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
   mkdirSync(staging);
@@ -171,7 +271,11 @@ function swapIn(target: OutputTarget, files: ReadonlyMap<string, string>): TreeW
         made.add(parent);
       }
       const previous = join(dir, rel);
-      if (old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
+      if (content === KEEP || known?.same.has(rel)) {
+        // Compared already (KEEP: by the caller, against the folder's stats): linked, or copied across file systems.
+        if (!tryLink(previous, file)) copyFileSync(previous, file);
+        result.unchanged++;
+      } else if (!known && old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
       else {
         writeFileSync(file, content);
         result.written++;
@@ -281,9 +385,9 @@ function checkedRel(rel: string): string {
 }
 
 /** `dir` is a complete output folder holding exactly `files` (`old`: its files but the marker). */
-function holdsExactly(dir: string, old: ReadonlySet<string>, files: ReadonlyMap<string, string>): boolean {
+function holdsExactly(dir: string, old: ReadonlySet<string>, files: ReadonlyMap<string, TreeContent>): boolean {
   if (old.size !== files.size || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT)) return false;
-  for (const [rel, content] of files) if (!old.has(rel) || !sameContent(join(dir, checkedRel(rel)), content)) return false;
+  for (const [rel, content] of files) if (content === KEEP || !old.has(rel) || !sameContent(join(dir, checkedRel(rel)), content)) return false;
   return true;
 }
 

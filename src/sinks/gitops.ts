@@ -202,7 +202,7 @@ const NAMESPACE_FAMILIES = [tenantNamespaceName('*'), sandboxNamespaceName('*'),
  * the child Applications, the namespaces they are in (a family's pattern for CrownLabs-named ones,
  * else the exact name), and the Applications' own destination namespaces.
  */
-export function projectScope(apps: readonly Pick<AppOutput, 'parts' | 'namespace'>[], argocdNamespace: string): ProjectScope {
+export function projectScope(apps: readonly Pick<AppOutput<unknown>, 'parts' | 'namespace'>[], argocdNamespace: string): ProjectScope {
   const resources = new Set<string>([resourceKey('argoproj.io/v1alpha1', 'Application', argocdNamespace)]);
   const namespaces = new Set<string>([argocdNamespace]);
   for (const app of apps) {
@@ -251,13 +251,13 @@ function renderChart(build: (app: App) => Chart): KubeObject[] {
   return chartObjects(build(new App())) as KubeObject[];
 }
 
-interface AppOutput {
+interface AppOutput<C> {
   folder: string;
   namespace: string;
   syncWave: number;
   /** The files of the sets it was built from (identity: a re-rendered set has new files). */
-  parts: SetFiles[];
-  entries: [path: string, content: string][];
+  parts: SetFiles<string | C>[];
+  entries: [path: string, content: string | C][];
   appFile: string;
   expected: string[];
 }
@@ -268,8 +268,8 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   return true;
 }
 
-export interface SetFiles {
-  files: [name: string, content: string][];
+export interface SetFiles<C = string> {
+  files: [name: string, content: C][];
   /** What the AppProject must permit for these files: `group\tkind\tnamespace` (namespace empty: cluster-scoped), unique. */
   resources: string[];
   /** SECRETS.md rows (namespace, name, keys) of the Secrets left out; the Application is added later. */
@@ -279,20 +279,22 @@ export interface SetFiles {
 /**
  * Builds the gitops tree from rendered sets. Pure: same sets and config, same bytes. It remembers
  * what it wrote per rendered set and per Application, so watch mode re-emits only what changed.
+ * `C`: what a primed set's file may hold instead of its text (the render cache's stand-in for a
+ * file it has only the digest of); it is passed through to the tree as it is.
  */
-export class GitopsTreeBuilder {
+export class GitopsTreeBuilder<C = string> {
   // Keyed by the set's unit, which stays the same object while its set is not re-rendered.
-  private readonly perSet = new WeakMap<object, SetFiles>();
+  private readonly perSet = new WeakMap<object, SetFiles<string | C>>();
   private readonly appYaml = new Map<string, [string, string]>();
   // What each Application wrote last time, reused while it holds the same sets' files: a watch
   // update rebuilds only the Applications whose sets were re-rendered.
-  private apps = new Map<string, AppOutput>();
-  private tail?: { apps: AppOutput[]; files: [string, string][] };
+  private apps = new Map<string, AppOutput<C>>();
+  private tail?: { apps: AppOutput<C>[]; files: [string, string][] };
 
   constructor(private readonly config: ComposerConfig) {}
 
   /** The tree of rendered sets. */
-  files(sets: readonly RenderedSet[]): Map<string, string> {
+  files(sets: readonly RenderedSet[]): Map<string, string | C> {
     for (const set of sets) this.setFilesOf(set);
     return this.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
   }
@@ -302,7 +304,7 @@ export class GitopsTreeBuilder {
    * (a full render without watch mode: peak memory stays that of the tree's text). `onRendered`
    * sees each set's objects first (the pre-write checks).
    */
-  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void, onRendered?: (set: RenderedSet) => void): Map<string, string> {
+  render(units: readonly RenderUnit[], onProgress?: (done: number, total: number) => void, onRendered?: (set: RenderedSet) => void): Map<string, string | C> {
     const sets = units.map((unit, i) => {
       const objects = renderUnit(unit);
       onRendered?.({ unit, objects });
@@ -314,10 +316,10 @@ export class GitopsTreeBuilder {
   }
 
   /** The tree of sets whose files are known already (primed, rendered, or given to files()). */
-  filesOf(sets: readonly GitopsSet[]): Map<string, string> {
-    const files = new Map<string, string>();
-    const outputs: AppOutput[] = [];
-    const next = new Map<string, AppOutput>();
+  filesOf(sets: readonly GitopsSet[]): Map<string, string | C> {
+    const files = new Map<string, string | C>();
+    const outputs: AppOutput<C>[] = [];
+    const next = new Map<string, AppOutput<C>>();
     const apps = groupApplications(sets, this.config.gitopsMaxObjectsPerApp);
     this.renderApplications(apps);
     for (const app of apps) {
@@ -335,8 +337,8 @@ export class GitopsTreeBuilder {
   }
 
   /** An Application's files: its sets' objects, its kustomization, and the Application itself. */
-  private appOutput(app: GitopsApp, parts: SetFiles[]): AppOutput {
-    const entries: [string, string][] = [];
+  private appOutput(app: GitopsApp, parts: SetFiles<string | C>[]): AppOutput<C> {
+    const entries: [string, string | C][] = [];
     const names: string[] = [];
     for (const part of parts) {
       for (const [name, content] of part.files) {
@@ -352,7 +354,7 @@ export class GitopsTreeBuilder {
   }
 
   /** The files after the Applications': the apps kustomization, the root, SECRETS.md. */
-  private treeTail(apps: readonly AppOutput[]): [string, string][] {
+  private treeTail(apps: readonly AppOutput<C>[]): [string, string][] {
     const config = this.config;
     const base = config.gitopsPath.replace(/\/+$/, '');
     const out: [string, string][] = [['apps/kustomization.yaml', kustomization(apps.map((a) => a.appFile))]];
@@ -373,31 +375,33 @@ export class GitopsTreeBuilder {
     return out;
   }
 
-  /** The files of one rendered set (render workers compute them this way). */
-  setFilesOf(set: RenderedSet): SetFiles {
-    let sf = this.perSet.get(set.unit);
-    if (!sf) {
-      sf = { files: [], resources: [], expectedSecrets: [] };
-      const resources = new Set<string>();
-      for (const obj of set.objects) {
-        const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
-        if (out) {
-          sf.files.push([objectFileName(out), objectToYaml(out)]);
-          resources.add(resourceKey(out.apiVersion, out.kind, out.metadata.namespace));
-        } else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
-      }
-      sf.resources = [...resources].sort();
-      this.perSet.set(set.unit, sf);
+  /** The files of one rendered set (render workers compute them this way), or what was primed for its unit. */
+  setFilesOf(set: RenderedSet): SetFiles<string | C> {
+    return this.perSet.get(set.unit) ?? this.renderedFilesOf(set);
+  }
+
+  /** The files of one rendered set from its objects, replacing whatever its unit had. */
+  renderedFilesOf(set: RenderedSet): SetFiles {
+    const sf: SetFiles = { files: [], resources: [], expectedSecrets: [] };
+    const resources = new Set<string>();
+    for (const obj of set.objects) {
+      const out = gitopsObject(obj, this.config); // copies what it changes: obj stays as rendered
+      if (out) {
+        sf.files.push([objectFileName(out), objectToYaml(out)]);
+        resources.add(resourceKey(out.apiVersion, out.kind, out.metadata.namespace));
+      } else sf.expectedSecrets.push(`| ${obj.metadata.namespace ?? ''} | ${obj.metadata.name} | ${secretKeys(obj).join(', ')} |`);
     }
+    sf.resources = [...resources].sort();
+    this.perSet.set(set.unit, sf);
     return sf;
   }
 
   /** Uses files computed elsewhere (a render worker) for a set's unit. */
-  prime(unit: object, files: SetFiles): void {
+  prime(unit: object, files: SetFiles<string | C>): void {
     this.perSet.set(unit, files);
   }
 
-  private setFiles(set: GitopsSet): SetFiles {
+  private setFiles(set: GitopsSet): SetFiles<string | C> {
     const sf = this.perSet.get(set.unit);
     if (!sf) throw new Error(`no objects or files for resource set ${set.unit.id}`);
     return sf;

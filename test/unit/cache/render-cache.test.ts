@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
-import { isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
+import { isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
@@ -23,7 +23,7 @@ function inventoryOf(objects: InputObject[]): Inventory {
 
 function entryOf(unit: RenderUnit): SynthEntry {
   const objects = renderUnit(unit);
-  return { yaml: objectsToYaml(objects), objects: objects.length, check: checkSetObjects(objects) };
+  return { digest: createHash('sha256').update(objectsToYaml(objects)).digest('hex'), objects: objects.length, check: checkSetObjects(objects) };
 }
 
 interface Run {
@@ -147,20 +147,23 @@ describe('render cache', () => {
     // Truncated.
     writeFileSync(file, good.slice(0, good.length >> 1));
     expect(run(dir, lab).misses).toEqual(all);
-    // One byte of an entry changed (a set's YAML), the digest left as it was.
-    const at = good.indexOf('kind: ');
-    writeFileSync(file, `${good.slice(0, at)}KIND: ${good.slice(at + 6)}`);
+    // One byte of an entry changed (a set's output digest), the file's digest left as it was.
+    const at = good.indexOf('"digest":"') + 10;
+    expect(at).toBeGreaterThan(10);
+    writeFileSync(file, `${good.slice(0, at)}${good[at] === '0' ? '1' : '0'}${good.slice(at + 1)}`);
     expect(run(dir, lab).misses).toEqual(all);
-    // Tampered with a matching digest: an entry of the wrong shape is a miss; a wrong YAML under a
-    // key that does not match the inputs is a miss too.
+    // Tampered with a matching digest: an entry of the wrong shape is a miss (a digest that is not
+    // one, too); a wrong output digest under a key that does not match the inputs is a miss too.
     const lines = good.split('\n').slice(0, -2);
     const e1 = JSON.parse(lines[1]) as [string, string, unknown];
     const e2 = JSON.parse(lines[2]) as [string, string, unknown];
     lines[1] = JSON.stringify([e1[0], e1[1], { yaml: 42, objects: 'x', check: null }]);
-    lines[2] = JSON.stringify([e2[0], 'f'.repeat(64), { ...(e2[2] as object), yaml: 'kind: Wrong\n' }]);
+    const e3 = JSON.parse(lines[3]) as [string, string, unknown];
+    lines[2] = JSON.stringify([e2[0], 'f'.repeat(64), { ...(e2[2] as object), digest: 'e'.repeat(64) }]);
+    lines[3] = JSON.stringify([e3[0], e3[1], { ...(e3[2] as object), digest: 'not a digest' }]);
     const body = `${lines.join('\n')}\n`;
     writeFileSync(file, `${body}${createHash('sha256').update(body).digest('hex')}\n`);
-    expect(run(dir, lab).misses).toEqual(new Set([e1[0], e2[0]]));
+    expect(run(dir, lab).misses).toEqual(new Set([e1[0], e2[0], e3[0]]));
     // Not JSON, empty, a folder in its place.
     for (const junk of ['', 'garbage', `x\n{`]) {
       writeFileSync(file, junk);
@@ -207,5 +210,18 @@ describe('render cache', () => {
     a.save();
     b.save();
     expect(run(dir, lab).misses).toEqual(new Set());
+  });
+
+  it('an entry holds digests, never text: a YAML text, a short digest or a missing field is no entry', () => {
+    const check = { ids: ['v1/Namespace//x'], issues: [] };
+    const digest = 'a'.repeat(64);
+    expect(isSynthEntry({ digest, objects: 1, check })).toBe(true);
+    expect(isSynthEntry({ yaml: 'kind: Namespace\n', objects: 1, check })).toBe(false);
+    expect(isSynthEntry({ digest: 'a'.repeat(63), objects: 1, check })).toBe(false);
+    const files = { files: [['Namespace_x.yaml', digest]], resources: ['\tNamespace\t'], expectedSecrets: [] };
+    expect(isGitopsEntry({ files, objects: 1, check })).toBe(true);
+    expect(isGitopsEntry({ files: { ...files, files: [['Namespace_x.yaml', 'kind: Namespace\n']] }, objects: 1, check })).toBe(false);
+    expect(isGitopsEntry({ files: { ...files, resources: undefined }, objects: 1, check })).toBe(false);
+    expect(isGitopsEntry({ files, objects: -1, check })).toBe(false);
   });
 });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Problem } from '../../../src/inputs/problems.ts';
-import { RunRecord, type RunRecordOptions } from '../../../src/cache/run-record.ts';
+import { contentDigest, RunRecord, type RunRecordOptions } from '../../../src/cache/run-record.ts';
 import { defaultConfig } from '../../../src/config/config.ts';
 import { readInputs } from '../../../src/inputs/parse.ts';
-import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
+import { listFiles, outputState, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
 const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
@@ -112,6 +112,22 @@ describe('run record', () => {
     rmSync(file);
     RunRecord.open(opts)!.save([], SUMMARY, new Map([...files, ['one.yaml', 'longer than before\n']]));
     expect(readdirSync(opts.dir!).filter((f) => f.startsWith('run-synth-'))).toEqual([]);
+  });
+
+  it('tells a file the folder holds as recorded (same stats, same digest) from any other, whatever the inputs now', () => {
+    const { opts, files } = recorded();
+    const state = outputState(opts.output)!;
+    writeFileSync(join(root!, 'lab', 'a.yaml'), 'kind: Edited\n');
+    const record = RunRecord.open(opts)!;
+    expect(record.replay()).toBeUndefined();
+    expect(record.unchanged('one.yaml', contentDigest(files.get('one.yaml')!), state.get('one.yaml'))).toBe(true);
+    expect(record.unchanged('one.yaml', contentDigest('other\n'), state.get('one.yaml'))).toBe(false);
+    expect(record.unchanged('one.yaml', contentDigest(files.get('one.yaml')!), state.get('sub/two.yaml'))).toBe(false);
+    expect(record.unchanged('three.yaml', contentDigest(files.get('one.yaml')!), state.get('one.yaml'))).toBe(false);
+    expect(record.unchanged('one.yaml', contentDigest(files.get('one.yaml')!), undefined)).toBe(false);
+    // Rewritten with the same bytes: its mtime and ctime differ from the record's.
+    writeFileSync(join(opts.output, 'one.yaml'), files.get('one.yaml')!);
+    expect(record.unchanged('one.yaml', contentDigest(files.get('one.yaml')!), outputState(opts.output)!.get('one.yaml'))).toBe(false);
   });
 });
 

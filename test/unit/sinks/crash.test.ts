@@ -16,10 +16,12 @@ const tree = (dir: string): Tree => (existsSync(dir) ? new Map([...listFiles(dir
 /** What a write of `path` left beside it (`.<name>.new-…`, `.old-…`, `.patch-…`, `.tmp-…`). */
 const leftovers = (path: string) => readdirSync(dirname(path)).filter((n) => n.startsWith(`.${basename(path)}.`));
 
-function run(args: string[], fault?: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, CI: 'true', CROWNLABS_FAULT: fault ?? '' } });
+/** `env`: e.g. CROWNLABS_RENDER_CACHE=0, which makes every synth a full rebuild (no folder state to update in place). */
+function run(args: string[], fault?: string, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, CI: 'true', CROWNLABS_CACHE_DIR: join(root, 'cache'), CROWNLABS_FAULT: fault ?? '', ...env } });
   return { code: r.status, signal: r.signal, stderr: r.stderr };
 }
+const FULL = { CROWNLABS_RENDER_CACHE: '0' };
 
 /** The edit between the old and the new tree: one Instance gone, another one started (files written and removed). */
 function editLab(lab: string): void {
@@ -51,7 +53,7 @@ beforeAll(() => {
   expect(golden.synthNew).not.toEqual(golden.synthOld);
 }, 180_000);
 
-describe('a crash while synth replaces its folder', () => {
+describe('a crash while synth rebuilds its folder', () => {
   // What the folder holds right after the crash, and after the next write settles it.
   const cases: [point: string, atCrash: 'old' | 'new' | 'missing', settled: 'old' | 'new'][] = [
     ['stage', 'old', 'old'], // half the new tree staged, no marker yet: discarded
@@ -62,7 +64,7 @@ describe('a crash while synth replaces its folder', () => {
   it.each(cases)('killed at %s: the folder is %s, then settled to the %s tree with no leftovers', (point, atCrash, settled) => {
     const out = join(mkdtempSync(join(root, `synth-${point}-`)), 'dist');
     cpSync(join(root, 'golden', 'synthOld'), out, { recursive: true });
-    const r = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], point);
+    const r = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], point, FULL);
     expect(r.signal).toBe('SIGKILL');
     const want = { old: golden.synthOld, new: golden.synthNew, missing: 'missing' as const };
     expect(tree(out)).toEqual(want[atCrash]);
@@ -75,8 +77,8 @@ describe('a crash while synth replaces its folder', () => {
   it('the next run settles a crash between the renames by itself: the new tree comes back unchanged', () => {
     const out = join(mkdtempSync(join(root, 'synth-next-')), 'dist');
     cpSync(join(root, 'golden', 'synthOld'), out, { recursive: true });
-    expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], 'after-retire').signal).toBe('SIGKILL');
-    const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out]);
+    expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], 'after-retire', FULL).signal).toBe('SIGKILL');
+    const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], undefined, FULL);
     expect(next.code).toBe(0);
     // Every file unchanged: the staged tree was moved in, then found equal to what this run renders.
     expect(next.stderr).toMatch(/\(0 written, 11 unchanged, 0 removed\)/);
@@ -87,15 +89,61 @@ describe('a crash while synth replaces its folder', () => {
   it('gitops: the same, and a partial staging folder of a dead run is removed by the next run', () => {
     const out = join(mkdtempSync(join(root, 'gitops-')), 'gitops');
     cpSync(join(root, 'golden', 'gitopsOld'), out, { recursive: true });
-    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'stage').signal).toBe('SIGKILL');
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'stage', FULL).signal).toBe('SIGKILL');
     expect(tree(out)).toEqual(golden.gitopsOld);
     const [partial] = leftovers(out);
     expect(partial).toMatch(/^\.gitops\.new-\d+-\d+-\d+$/);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out, '--check']).code).toBe(1);
-    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out]).code).toBe(0);
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], undefined, FULL).code).toBe(0);
     expect(tree(out)).toEqual(golden.gitopsNew);
     expect(leftovers(out)).toEqual([]);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out, '--check']).code).toBe(0);
+  });
+});
+
+describe('a crash while synth updates its folder in place (a small change, caches on)', () => {
+  const cases: [point: string, atCrash: 'old' | 'new' | 'mixed', settled: 'old' | 'new'][] = [
+    ['patch-stage', 'old', 'old'], // changed files half staged, no journal: discarded
+    ['patch-staged', 'old', 'new'], // journal written: rolled forward
+    ['patch-apply', 'new', 'new'], // the one changed file moved in (the removal came first), staging left: deleted
+    ['patch-applied', 'new', 'new'], // all moved in, staging left: deleted
+  ];
+  it.each(cases)('killed at %s: the folder is %s, then the next run settles it and writes the new tree', (point, atCrash, settled) => {
+    const out = join(mkdtempSync(join(root, `synth-patch-${point}-`)), 'dist');
+    expect(run(['synth', '-f', labOld, '--config', CONFIG, '-o', out]).code).toBe(0);
+    expect(tree(out)).toEqual(golden.synthOld);
+    expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], point).signal).toBe('SIGKILL');
+    const want = { old: golden.synthOld, new: golden.synthNew };
+    if (atCrash === 'mixed') {
+      expect(tree(out)).not.toEqual(want.old);
+      expect(tree(out)).not.toEqual(want.new);
+    } else expect(tree(out)).toEqual(want[atCrash]);
+    expect(leftovers(out)).toHaveLength(1);
+    // The next run is no replay (leftovers beside the folder): it settles them, then writes what is left.
+    const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out]);
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(settled === 'new' ? /\(0 written, 11 unchanged, 0 removed\)/ : /\([1-9]\d* written/);
+    expect(tree(out)).toEqual(golden.synthNew);
+    expect(leftovers(out)).toEqual([]);
+    // And the run after that replays: nothing is read but the inputs, nothing written.
+    expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out]).stderr).toMatch(/\(0 written, 11 unchanged, 0 removed\)/);
+  });
+});
+
+describe('a crash while gitops updates its folder in place', () => {
+  it('killed halfway through moving the changed files in: the next run rolls the journal forward and writes nothing more', () => {
+    const out = join(mkdtempSync(join(root, 'gitops-patch-')), 'gitops');
+    expect(run(['gitops', '-f', labOld, '--config', CONFIG, '-o', out]).code).toBe(0);
+    expect(tree(out)).toEqual(golden.gitopsOld);
+    expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'patch-apply').signal).toBe('SIGKILL');
+    expect(tree(out)).not.toEqual(golden.gitopsOld);
+    expect(tree(out)).not.toEqual(golden.gitopsNew);
+    expect(leftovers(out)).toHaveLength(1);
+    const next = run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out]);
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(/\(0 written, \d+ unchanged, 0 removed\)/);
+    expect(tree(out)).toEqual(golden.gitopsNew);
+    expect(leftovers(out)).toEqual([]);
   });
 });
 

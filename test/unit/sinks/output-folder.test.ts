@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandInputPaths } from '../../../src/inputs/parse.ts';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
-import { listFiles, OutputError, patchTree, writeFileAtomically, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
+import { KEEP, listFiles, OutputError, outputState, patchTree, writeFileAtomically, writeTreeAtomically, type TreeContent } from '../../../src/sinks/atomic-tree.ts';
+import { treeStats } from '../../../src/sinks/tree-stats.ts';
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
@@ -147,6 +148,89 @@ describe('the output folder: only a missing, empty or marked folder is replaced'
     writeFileSync(join(notMine, 'keep'), 'k');
     expect(refusal(() => patchTree(notMine, files, next))?.message).toMatch(/did not write/);
     expect(readdirSync(notMine)).toEqual(['keep']);
+  });
+});
+
+describe('an update in place (a write given the folder state)', () => {
+  const big = new Map(Array.from({ length: 100 }, (_, i): [string, string] => [`sets/s${i}.yaml`, `i: ${i}\n`]));
+  const inode = (dir: string, rel: string) => statSync(join(dir, rel)).ino;
+
+  it('a small change renames in only the changed files, removes extra ones (hand-added too), and reports the stats a walk finds', () => {
+    const dir = join(tmp('inplace-'), 'dist');
+    writeTreeAtomically(dir, big);
+    writeFileSync(join(dir, 'sets', 'by-hand.yaml'), 'mine\n');
+    const before = inode(dir, 'sets/s1.yaml');
+    const next = new Map<string, TreeContent>([...big].map(([rel, c]) => [rel, rel === 'sets/s1.yaml' ? KEEP : c]));
+    next.set('sets/s2.yaml', 'i: changed\n');
+    next.delete('sets/s3.yaml');
+    next.set('new/one.yaml', 'new\n');
+    const state = outputState(dir)!;
+    const r = writeTreeAtomically(dir, next, { state });
+    expect(r).toMatchObject({ written: 2, unchanged: 98, removed: 2 });
+    expect(r.stats).toEqual(treeStats(dir));
+    expect(inode(dir, 'sets/s1.yaml')).toBe(before);
+    const want = new Map([...big, ['sets/s2.yaml', 'i: changed\n'], ['new/one.yaml', 'new\n']]);
+    want.delete('sets/s3.yaml');
+    expect(tree(dir)).toEqual(new Map<string, string>([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...want].sort() as [string, string][]));
+    expect(readdirSync(join(dir, '..'))).toEqual(['dist']);
+    // Nothing changed: nothing written, the same stats.
+    const again = writeTreeAtomically(dir, want, { state: outputState(dir)! });
+    expect(again).toMatchObject({ written: 0, removed: 0 });
+    expect(again.stats).toEqual(treeStats(dir));
+  });
+
+  it('a large change, or a folder with an empty folder in it, rebuilds the tree beside it and swaps it in', () => {
+    const dir = join(tmp('inplace-'), 'dist');
+    writeTreeAtomically(dir, big);
+    const before = inode(dir, 'sets/s0.yaml');
+    // More than max(64, a quarter of the files) change.
+    const most = new Map([...big].map(([rel, c], i): [string, string] => [rel, i % 10 < 7 && i > 0 ? `${c}changed\n` : c]));
+    const r = writeTreeAtomically(dir, most, { state: outputState(dir)! });
+    expect(r).toMatchObject({ written: 69, unchanged: 31, removed: 0 });
+    expect(r.stats).toBeUndefined();
+    // Unchanged files are hard links of the old ones.
+    expect(inode(dir, 'sets/s0.yaml')).toBe(before);
+    expect(tree(dir).get('sets/s1.yaml')).toBe('i: 1\nchanged\n');
+    mkdirSync(join(dir, 'empty'));
+    expect(outputState(dir)).toBeUndefined();
+    writeTreeAtomically(dir, big);
+    expect(listFiles(dir).size).toBe(101);
+    expect(readdirSync(dir)).not.toContain('empty');
+  });
+
+  it('a file added by hand under a name the journal cannot carry is removed by a rebuild', () => {
+    for (const name of ['.crownlabs-patch', 'back\\slash.yaml']) {
+      const dir = join(tmp('inplace-'), 'dist');
+      writeTreeAtomically(dir, files);
+      writeFileSync(join(dir, name), 'mine\n');
+      const r = writeTreeAtomically(dir, files, { state: outputState(dir)! });
+      expect(r, name).toMatchObject({ written: 0, removed: 1 });
+      expect(tree(dir), name).toEqual(new Map<string, string>([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files].sort() as [string, string][]));
+      expect(readdirSync(join(dir, '..')), name).toEqual(['dist']);
+    }
+  });
+
+  it('refuses KEEP without the state it was checked against, or for a file the folder does not hold', () => {
+    const dir = join(tmp('inplace-'), 'dist');
+    writeTreeAtomically(dir, files);
+    expect(() => writeTreeAtomically(dir, new Map<string, TreeContent>([['b.yaml', KEEP]]))).toThrow(/without the folder state/);
+    expect(() => writeTreeAtomically(dir, new Map<string, TreeContent>([['c.yaml', KEEP]]), { state: outputState(dir)! })).toThrow(/does not hold/);
+    expect(tree(dir)).toEqual(new Map<string, string>([[OUTPUT_MARKER, OUTPUT_MARKER_TEXT], ...files].sort() as [string, string][]));
+  });
+
+  it('outputState settles a crashed writer first and follows the refusal rules', () => {
+    const root = tmp('inplace-');
+    const dir = join(root, 'dist');
+    expect(outputState(dir)).toBeUndefined();
+    writeTreeAtomically(dir, files);
+    // A dead writer's partial staging folder (pid 999999 is not running).
+    mkdirSync(join(root, '.dist.new-999999-1-0'));
+    expect(outputState(dir)!.has('b.yaml')).toBe(true);
+    expect(readdirSync(root)).toEqual(['dist']);
+    const notMine = join(root, 'mine');
+    mkdirSync(notMine);
+    writeFileSync(join(notMine, 'keep'), 'k');
+    expect(refusal(() => outputState(notMine))?.message).toMatch(/did not write/);
   });
 });
 
