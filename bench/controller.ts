@@ -9,8 +9,10 @@
 // server's audit log, CPU from /proc/<pid>/stat. Writes its section of bench/RESULTS.md.
 // Environment: BENCH_QPS, BENCH_BURST (1000/1000), BENCH_WORKERS (8), BENCH_FIRST (1000: the
 // burst), BENCH_TOTAL (5000), BENCH_DEFAULT_BURST=0 (skip the default-flags burst),
-// BENCH_NODE_FLAGS (extra node flags for the controller process), TEST_CLUSTER_DIR (default
-// /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
+// BENCH_NODE_FLAGS (extra node flags for the controller process), BENCH_HOLD_NODES=1 (kwok is
+// paused, SIGSTOP, from the first burst's start until every Instance is applied, then resumed: the
+// burst's requests hold no Ready transitions, as the Go operator's baseline in #16 was measured
+// without kwok), TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -28,6 +30,7 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Bool
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
 const FIRST = Number(process.env.BENCH_FIRST ?? 1000);
+const HOLD_NODES = process.env.BENCH_HOLD_NODES === '1';
 /** Tenants per burst: the first burst's Instances belong to tenants 0–99, the second's to 100–199. */
 const TENANTS = 100;
 const WORKSPACES = 10;
@@ -253,21 +256,27 @@ try {
   rows.push(`| set-up: ${WORKSPACES} Workspaces + ${2 * TENANTS} Tenants (namespaces, quotas, RBAC, MyDrive…) + 70 Templates | converged in ${(setupMs / 1000).toFixed(1)} s; RSS then ${mb(sSetup.rssMb)}; load ${loadavg()} |`);
 
   // 1. The burst.
-  const burstRun = async (c: ChildProcess, user: string, objects: KubeObject[]) => {
+  const burstRun = async (c: ChildProcess, user: string, objects: KubeObject[], hold = false) => {
     const s0 = (await ask(c, 'stats')).stats;
+    const kwok = hold ? Number(readFileSync(join(dir, 'pids', 'kwok.pid'), 'utf8').trim()) : 0;
+    if (kwok) process.kill(kwok, 'SIGSTOP');
     const a0 = auditMark();
     const cpu0 = cpuSeconds(c.pid!);
     const t0 = Date.now();
-    await createAll(objects);
-    const createdMs = Date.now() - t0;
-    const s1 = await until(c, (s) => s.reconciledOk >= s0.reconciledOk + objects.length && s.idle, 900_000, 'the burst');
-    const ms = Date.now() - t0;
-    const cpu = cpuSeconds(c.pid!) - cpu0;
-    const a1 = auditMark();
-    const audit = auditCount(user, a0, a1);
-    return { t0, a0, cpu0, ms, createdMs, cpu, audit, s0, s1 };
+    try {
+      await createAll(objects);
+      const createdMs = Date.now() - t0;
+      const s1 = await until(c, (s) => s.reconciledOk >= s0.reconciledOk + objects.length && s.idle, 900_000, 'the burst');
+      const ms = Date.now() - t0;
+      const cpu = cpuSeconds(c.pid!) - cpu0;
+      const a1 = auditMark();
+      const audit = auditCount(user, a0, a1);
+      return { t0, a0, cpu0, ms, createdMs, cpu, audit, s0, s1 };
+    } finally {
+      if (kwok) process.kill(kwok, 'SIGCONT');
+    }
   };
-  const A = await burstRun(child, USERS[0]!, burstA);
+  const A = await burstRun(child, USERS[0]!, burstA, HOLD_NODES);
   const live = async (apiVersion: string, kind: string) => (await listObjects(apiVersion, kind, { labelSelector: 'app.kubernetes.io/managed-by=crownlabs-composer' })).length;
   const kinds = {
     VirtualMachine: await live('kubevirt.io/v1', 'VirtualMachine'),
@@ -294,7 +303,7 @@ try {
   };
   log(`burst: ${JSON.stringify(burst)}`);
   rows.push(
-    `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once, client ${QPS}/${BURST} | every Instance reconciled successfully (children applied, status written) in **${(A.ms / 1000).toFixed(1)} s** (the client needed ${(A.createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles (${burst.reconcilesByKind}), ${burst.failedReconciles} failed; **${burst.requestsPerInstance} API requests per Instance** by the API server's audit log (${burst.readsPerInstance} reads, ${burst.writesPerInstance} writes; ${verbs(A.audit.byVerb)}); **${burst.cpuPer1k} CPU-s per 1k Instances**; load ${burst.load} |`,
+    `| burst: ${FIRST} Instances / ${TENANTS} tenants created at once, client ${QPS}/${BURST}${HOLD_NODES ? ", **kwok paused until every Instance was applied** (BENCH_HOLD_NODES=1: no pod, VM or DataVolume ran inside the burst's window, as the Go operator's baseline; the next row's Ready transitions all come after it)" : ''} | every Instance reconciled successfully (children applied, status written) in **${(A.ms / 1000).toFixed(1)} s** (the client needed ${(A.createdMs / 1000).toFixed(1)} s to create them); ${burst.reconciles} reconciles (${burst.reconcilesByKind}), ${burst.failedReconciles} failed; **${burst.requestsPerInstance} API requests per Instance** by the API server's audit log (${burst.readsPerInstance} reads, ${burst.writesPerInstance} writes; ${verbs(A.audit.byVerb)}); **${burst.cpuPer1k} CPU-s per 1k Instances**; load ${burst.load} |`,
     `| children live after the burst | ${Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(', ')} |`,
     `| peak RSS during the burst | **${burst.peakRssMb} MB** (RSS ${A.s0.rssMb} MB before it) |`,
   );
