@@ -13,7 +13,6 @@ import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
 import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CHILD_KINDS } from '../kube/resources.ts';
-import { sameJson } from './live-compare.ts';
 
 export interface CachesOptions {
   onError?: (source: string, err: Error) => void;
@@ -37,8 +36,6 @@ export class Caches {
   readonly all: Informer[] = [];
   /** Why each object that failed validation did (`kind/namespace/name` → problems), for its Event. */
   private readonly invalid = new Map<string, string>();
-  /** The Inventory's validated copy of each cached input object (see `toInventory`). */
-  private readonly validated = new WeakMap<CachedObject, InputObject>();
 
   constructor(
     readonly client: KubeClient,
@@ -55,7 +52,7 @@ export class Caches {
     };
     const input = (kind: InputKind, extra: Partial<InformerOptions> = {}) => {
       const inf = make({ apiVersion: INPUT_KINDS[kind].apiVersion, kind, ...extra });
-      inf.on((type, obj, old) => this.toInventory(type, obj, old));
+      inf.on((type, obj) => this.toInventory(type, obj));
       return inf;
     };
     this.tenants = input('Tenant');
@@ -112,33 +109,20 @@ export class Caches {
     return this.child(obj.apiVersion, obj.kind)?.get(obj.metadata.namespace, obj.metadata.name);
   }
 
-  private toInventory(type: 'add' | 'update' | 'delete', obj: CachedObject, old: CachedObject | undefined): void {
+  private toInventory(type: 'add' | 'update' | 'delete', obj: CachedObject): void {
     const id = invalidKey(obj);
     if (type === 'delete') {
       this.invalid.delete(id);
       this.inventory.remove(obj as unknown as InputObject);
       return;
     }
-    const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
-    // The echo of a status write (ours, most of a burst's Instance events): the spec and metadata
-    // were validated already, and the CRDs' status schemas default nothing; validating the whole
-    // object again (ajv over the Instance's frozen Template) was a visible share of the CPU.
-    const before = old && this.validated.get(old);
-    if (before && onlyStatusAndVersion(obj, old)) {
-      const next = { ...before, metadata: { ...before.metadata, resourceVersion: obj.metadata.resourceVersion } } as InputObject & { status?: unknown };
-      if (obj.status === undefined) delete next.status;
-      else next.status = cloneJson(obj.status);
-      this.validated.set(obj, next);
-      this.inventory.upsert(next, source);
-      return;
-    }
     const problems: Problem[] = [];
     const out: SourcedObject[] = [];
+    const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
     // Validation applies the CRD defaults in place: the cache keeps the object as the server sent it.
     checkObject(cloneJson(obj), source, problems, out);
     if (out.length === 1) {
       this.invalid.delete(id);
-      this.validated.set(obj, out[0].object);
       this.inventory.upsert(out[0].object, source);
     } else {
       this.invalid.set(id, problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; '));
@@ -151,21 +135,6 @@ export class Caches {
   whyInvalid(obj: CachedObject): string {
     return this.invalid.get(invalidKey(obj)) ?? '';
   }
-}
-
-/** Whether two versions of an object differ in nothing but `status` and `metadata.resourceVersion`. */
-export function onlyStatusAndVersion(obj: CachedObject, old: CachedObject): boolean {
-  for (const k of new Set([...Object.keys(obj), ...Object.keys(old)])) {
-    if (k === 'status') continue;
-    if (k !== 'metadata') {
-      if (!sameJson(obj[k], old[k])) return false;
-      continue;
-    }
-    const a = obj.metadata as Record<string, unknown>;
-    const b = old.metadata as Record<string, unknown>;
-    for (const m of new Set([...Object.keys(a), ...Object.keys(b)])) if (m !== 'resourceVersion' && !sameJson(a[m], b[m])) return false;
-  }
-  return true;
 }
 
 function invalidKey(obj: CachedObject): string {
