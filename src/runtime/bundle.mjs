@@ -128,6 +128,14 @@ export const LAZY_PACKAGES = [
   'pino',
   'chokidar',
   'cli-progress',
+  // What client-node's KubeConfig module imports for OIDC, exec credentials and proxies only: ~25 MB
+  // of RSS in every controller (openid-client, node-fetch, the proxy agents), loaded on first use.
+  'openid-client',
+  'node-fetch',
+  'socks-proxy-agent',
+  'hpagent',
+  'jsonpath-plus',
+  'rfc4648',
 ];
 
 function lazyPackages(root) {
@@ -135,7 +143,13 @@ function lazyPackages(root) {
     name: 'crownlabs-lazy-packages',
     setup(build) {
       const filter = new RegExp(`^(${LAZY_PACKAGES.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
-      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'crownlabs-lazy' }));
+      const fromRoot = createRequire(join(root, 'package.json'));
+      build.onResolve({ filter }, (args) => {
+        // A facade loads the root's copy: an inlined module that would load another copy is left
+        // to the external-packages plugin (which then bundles without inlining).
+        if (args.importer.includes(`${sep}node_modules${sep}`) && resolvedOrNull(createRequire(args.importer), args.path) !== resolvedOrNull(fromRoot, args.path)) return undefined;
+        return { path: args.path, namespace: 'crownlabs-lazy' };
+      });
       build.onLoad({ filter: /.*/, namespace: 'crownlabs-lazy' }, (args) => {
         // The export names, read once per bundle (a CommonJS facade: esbuild reads its exports through getters).
         const names = Object.keys(createRequire(join(root, 'package.json'))(args.path));

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,5 +42,31 @@ export async function probe(text: string) {
     expect(text).toMatch(/class _?KubeConfig/);
     const { probe } = (await import(url.href)) as { probe: (t: string) => Promise<Record<string, string>> };
     expect(await probe(KUBECONFIG)).toEqual({ server: 'https://127.0.0.1:6443', auth: 'Bearer secret-token', commander: 'function' });
+  }, 60_000);
+
+  it("loads the KubeConfig module's OIDC, exec and proxy packages only when a kubeconfig needs them", async () => {
+    writeFileSync(
+      join(root, 'proxy-entry.ts'),
+      `import { createRequire } from 'node:module';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('socks-proxy-agent'));
+export async function probe(text: string) {
+  const before = loaded();
+  const k = new KubeConfig();
+  k.loadFromString(text);
+  const o: { agent?: object } = {};
+  await k.applyToHTTPSOptions(o);
+  return { before, after: loaded(), agent: o.agent?.constructor.name };
+}
+`,
+    );
+    const url = await bundledEntry('proxy-entry.ts', [], root);
+    const text = readFileSync(fileURLToPath(url), 'utf8');
+    for (const p of ['openid-client', 'node-fetch', 'socks-proxy-agent', 'hpagent', 'jsonpath-plus', 'rfc4648']) expect(text).not.toContain(`from "${p}"`);
+    // A fresh process: making the bundle read the lazy packages' export names in this one.
+    const proxied = KUBECONFIG.replace("server: 'https://127.0.0.1:6443'", "server: 'https://127.0.0.1:6443', proxy-url: 'socks5://127.0.0.1:1080'");
+    const script = `const { probe } = await import(${JSON.stringify(url.href)}); console.log(JSON.stringify(await probe(${JSON.stringify(proxied)})));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: false, after: true, agent: 'SocksProxyAgent' });
   }, 60_000);
 });
