@@ -58,15 +58,16 @@ describe('controller fan-out through the dependency index', () => {
       ...inst('late-1'),
       spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 'late', namespace: l.workspaceNs }, 'tenant.crownlabs.polito.it/TenantRef': { name: l.tenants[0] } },
     });
-    // Six failed reconciles (TemplateNotFound): the next retry is 3.2 s (+ up to 20%) after the last.
-    await waitFor(() => runs.filter((r) => r.key === own && r.outcome === 'error').length >= 6, { timeoutMs: 30_000, intervalMs: 20, message: 'six TemplateNotFound retries' });
+    // Eight failed reconciles (TemplateNotFound): the next retry is 12.8 s (+ up to 20%) after the last,
+    // so a success within 10 s is the fan-out's, even on a machine loaded by the whole suite.
+    await waitFor(() => runs.filter((r) => r.key === own && r.outcome === 'error').length >= 8, { timeoutMs: 40_000, intervalMs: 20, message: 'eight TemplateNotFound retries' });
     const lastFailure = runs.filter((r) => r.key === own).at(-1)!.at;
     expect((await getObject<any>(inst('late-1'))).status?.phase).toBe('CreationLoopBackoff');
     const desk = l.inputs.namespaced.find((o) => o.kind === 'Template' && o.metadata.name === 'desk')!;
     await create({ ...structuredClone(desk), metadata: { name: 'late', namespace: l.workspaceNs } });
     await waitFor(() => runs.some((r) => r.key === own && r.outcome === 'success'), { timeoutMs: 30_000, intervalMs: 20, message: 'late-1 reconciled' });
     const success = runs.find((r) => r.key === own && r.outcome === 'success')!.at;
-    expect(success - lastFailure).toBeLessThan(3_000);
+    expect(success - lastFailure).toBeLessThan(10_000);
     expect(await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'late-1', namespace: l.tenantNs } })).toBeDefined();
   });
 });
