@@ -90,9 +90,11 @@ lazy KubeConfig packages):
   Ready (kwok resumed with the whole backlog) 6.81 requests per Instance (2,775 status writes) and
   12.79 CPU-s per 1k. **≤ 5.1 met without Ready transitions in the window; 5.59–5.84 with them**
   (each status write a real change, test/integration/controller-status-writes.test.ts).
-- The rows above: the final code, one full run 03:46–03:53 (load 5–7): burst 11.3 CPU-s per 1k
-  Instances (13.02 until every Instance Ready), 5.72 requests per Instance, peak RSS 172 MB in the
-  burst (140 MB before it), 174 MB with 5,000 Instances cached (≤ 200 MB: still met).
+- The final code, one full run 03:46–03:53 (load 5–7): burst 11.3 CPU-s per 1k Instances (13.02
+  until every Instance Ready), 5.72 requests per Instance, peak RSS 172 MB in the burst (140 MB
+  before it), 174 MB with 5,000 Instances cached (≤ 200 MB: still met). The rows above are the
+  same code on a quiet machine (04:16–04:21, nothing else running): 7.07 CPU-s per 1k, 5.47
+  requests per Instance, peak 188 MB in the burst, 168 MB with 5,000 cached.
 - V8's young generation, \`BENCH_NODE_FLAGS=--max-semi-space-size=8\` (half the default), final code,
   whole runs without the default-flags burst, alternating (none, 8, none, 8; 03:46–04:11, load 4–7):
   RSS after set-up 140 / 128 / 137 / 129 MB, the burst's peak 172 / 179 / 179 / 178 MB, 5,000
