@@ -129,9 +129,11 @@ export const LAZY_PACKAGES = [
   'chokidar',
   'cli-progress',
   // What client-node's KubeConfig module imports for OIDC, exec credentials and proxies only: ~25 MB
-  // of RSS in every controller (openid-client, node-fetch, the proxy agents), loaded on first use.
+  // of RSS in every controller (openid-client, the proxy agents), loaded on first use. Not
+  // node-fetch: client-node's API clients call it, default-imported from an ES module, which then
+  // gets the facade's exports object itself (Node's CommonJS interop), not node-fetch's function.
+  // A callable package stays lazy only where it is imported by name (ajv: `import { Ajv }`).
   'openid-client',
-  'node-fetch',
   'socks-proxy-agent',
   'hpagent',
   'jsonpath-plus',

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundledEntry } from '../../../src/runtime/bundle.mjs';
+import { createRequire } from 'node:module';
+import { bundledEntry, LAZY_PACKAGES } from '../../../src/runtime/bundle.mjs';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const root = mkdtempSync(join(tmpdir(), 'bundle-test-'));
@@ -20,6 +21,11 @@ current-context: x
 `;
 
 describe('bundledEntry', () => {
+  it("does not load node-fetch lazily: client-node's API clients default-import it from ES modules, which would get the facade's object, not a function", () => {
+    expect(typeof createRequire(import.meta.url)('node-fetch')).toBe('function');
+    expect(LAZY_PACKAGES).not.toContain('node-fetch');
+  });
+
   it("bundles client-node's KubeConfig module alone: the bundle does not load the package index (its every generated API client)", async () => {
     writeFileSync(
       join(root, 'entry.ts'),
@@ -62,7 +68,7 @@ export async function probe(text: string) {
     );
     const url = await bundledEntry('proxy-entry.ts', [], root);
     const text = readFileSync(fileURLToPath(url), 'utf8');
-    for (const p of ['openid-client', 'node-fetch', 'socks-proxy-agent', 'hpagent', 'jsonpath-plus', 'rfc4648']) expect(text).not.toContain(`from "${p}"`);
+    for (const p of ['openid-client', 'socks-proxy-agent', 'hpagent', 'jsonpath-plus', 'rfc4648']) expect(text).not.toContain(`from "${p}"`);
     // A fresh process: making the bundle read the lazy packages' export names in this one.
     const proxied = KUBECONFIG.replace("server: 'https://127.0.0.1:6443'", "server: 'https://127.0.0.1:6443', proxy-url: 'socks5://127.0.0.1:1080'");
     const script = `const { probe } = await import(${JSON.stringify(url.href)}); console.log(JSON.stringify(await probe(${JSON.stringify(proxied)})));`;
