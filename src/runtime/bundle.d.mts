@@ -4,4 +4,6 @@ export declare function bundledEntry(entry: string, dirs?: string[], root?: stri
 export declare const CLI_ENTRY: string;
 export declare const RENDER_WORKER_ENTRY: string;
 export declare const PRODUCT_ENTRIES: string[];
+/** Packages the bundle loads on first use, behind a facade of getters. */
+export declare const LAZY_PACKAGES: string[];
 export function sourcesHash(root: string, entry: string, dirs: readonly string[]): string;
