@@ -70,7 +70,9 @@ lazy KubeConfig packages):
 
 - Kept: client-node's KubeConfig module imports openid-client, node-fetch, the SOCKS/HTTP proxy
   agents, jsonpath-plus and rfc4648 at its top, for OIDC, exec credentials and proxies only; they
-  are lazy in the bundle now (\`LAZY_PACKAGES\`). RSS after the imports −10 to −13 MB (3 runs each);
+  are lazy in the bundle now (\`LAZY_PACKAGES\`) but node-fetch (client-node's API clients call it:
+  made lazy, it broke imagelist and bastion-keys, which a clean-clone CI run caught). With it lazy
+  too, RSS after the imports −10 to −13 MB (3 runs each; −6 MB without it, quiet);
   after set-up −1 to −8 MB. The burst's peak follows the young generation and GC timing more than
   the code (164–187 MB for the same code, 171–186 MB for base): **≤ 150 MB: missed**.
 - Measured and dropped: skipping the Inventory's validation (ajv) of an input object whose update
@@ -92,9 +94,10 @@ lazy KubeConfig packages):
   (each status write a real change, test/integration/controller-status-writes.test.ts).
 - The final code, one full run 03:46–03:53 (load 5–7): burst 11.3 CPU-s per 1k Instances (13.02
   until every Instance Ready), 5.72 requests per Instance, peak RSS 172 MB in the burst (140 MB
-  before it), 174 MB with 5,000 Instances cached (≤ 200 MB: still met). The rows above are the
-  same code on a quiet machine (04:16–04:21, nothing else running): 7.07 CPU-s per 1k, 5.47
-  requests per Instance, peak 188 MB in the burst, 168 MB with 5,000 cached.
+  before it), 174 MB with 5,000 Instances cached (≤ 200 MB: still met). The same code on a quiet
+  machine (04:16–04:21, nothing else running): 7.07 CPU-s per 1k, 5.47 requests per Instance,
+  peak 188 MB in the burst, 168 MB with 5,000 cached, 77 MB after imports. The rows above: quiet
+  again (04:49–04:53), with node-fetch loaded eagerly again: 83 MB after imports.
 - V8's young generation, \`BENCH_NODE_FLAGS=--max-semi-space-size=8\` (half the default), final code,
   whole runs without the default-flags burst, alternating (none, 8, none, 8; 03:46–04:11, load 4–7):
   RSS after set-up 140 / 128 / 137 / 129 MB, the burst's peak 172 / 179 / 179 / 178 MB, 5,000
