@@ -29,7 +29,7 @@ export function writeFileAtomically(file: string, content: string): void {
 
 /**
  * A cache file's content, or undefined when it is missing or not to be trusted: a cache decides
- * what a run writes (the render cache holds output itself), so in a cache folder other users can
+ * what a run renders and writes (a run record says "nothing to do"), so in a cache folder other users can
  * write to (a shared `CROWNLABS_CACHE_DIR`), a file planted by someone else must not be read. Only
  * a regular file (a symlink is not followed) owned by this user and writable by no one else is
  * read, as ssh reads its keys. Checked on the open file, so it cannot be swapped in between.

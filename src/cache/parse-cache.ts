@@ -7,8 +7,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
 import { crdsDir } from '../paths.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { readOwnCacheFile } from '../cache-file.ts';
-import { codeHash, overlaps, replaceCacheFile } from './render-cache.ts';
+import { codeHash, overlaps, readCacheFile, replaceCacheFile } from './render-cache.ts';
 
 /*
  * The parse cache: each input file's validated, defaulted objects (as JSON) and problems, so an
@@ -22,7 +21,7 @@ import { codeHash, overlaps, replaceCacheFile } from './render-cache.ts';
  * line). Anything wrong with the cache file is a miss; one file per lab (its input paths).
  */
 
-const FORMAT = 'crownlabs-parse-cache v1';
+const FORMAT = 'crownlabs-parse-cache v2';
 const CACHE_FILE = /^parse-[0-9a-f]{24}\.json$/;
 
 interface Entry {
@@ -101,19 +100,16 @@ export class ParseCache implements ParseMemo {
   /** Writes this run's entries (only this run's files), when any changed. Never throws. */
   save(): void {
     if (!this.dirty && this.next.size === this.stored.size) return;
-    let body = `${JSON.stringify({ format: FORMAT, product: this.product })}\n`;
-    for (const [key, line] of this.next) body += `${key}\t${line}\n`;
-    // Last: the digest of everything above (a truncated file has none that matches).
-    replaceCacheFile(this.file, `${body}${createHash('sha256').update(body).digest('hex')}\n`, CACHE_FILE);
+    let body = JSON.stringify({ format: FORMAT, product: this.product });
+    for (const [key, line] of this.next) body += `\n${key}\t${line}`;
+    replaceCacheFile(this.file, body, CACHE_FILE);
   }
 
   /** Reads the file: a header line, one `key<TAB>entry` line per input file, the digest line. */
   private load(): void {
-    const text = readOwnCacheFile(this.file)?.toString('utf8');
-    if (text === undefined) return;
-    const end = text.length - 65;
-    if (end < 1 || text[end - 1] !== '\n' || !text.endsWith('\n') || text.slice(end, -1) !== createHash('sha256').update(text.slice(0, end)).digest('hex')) return;
-    const lines = text.slice(0, end - 1).split('\n');
+    const body = readCacheFile(this.file);
+    if (body === undefined) return;
+    const lines = body.split('\n');
     try {
       const head = JSON.parse(lines[0]) as { format?: unknown; product?: unknown };
       if (head?.format !== FORMAT || head.product !== this.product) return;

@@ -122,7 +122,7 @@ export class RenderCache<V> {
     // One string, one hash: a hash object and four updates per dependency cost more than the hashing (6k sets).
     let text = `${unit.id}\0${parentKey(unit.parent)}\0`;
     for (const dep of unit.dependsOn) text += `${dep}\0${this.docDigest(dep)}\0`;
-    return createHash('sha256').update(text).digest('hex');
+    return contentDigest(text);
   }
 
   /** An input document's hash, once per run (a Tenant that manages a workspace is read by all its Instances). */
@@ -200,7 +200,8 @@ export class RenderCache<V> {
   }
 }
 
-function digest(text: string): string {
+/** The sha256 of a text, as the caches and the run record keep a file's content and check their own files. */
+export function contentDigest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -235,10 +236,10 @@ export function codeHash(): string {
   const sources = m ? m[1] : sourcesHash(root, 'render-cache', SOURCE_DIRS);
   let lock = '';
   try {
-    lock = digest(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+    lock = contentDigest(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   } catch {
     // No lock file (an install without one): the package.json versions still count.
-    lock = digest(readFileSync(join(root, 'package.json'), 'utf8'));
+    lock = contentDigest(readFileSync(join(root, 'package.json'), 'utf8'));
   }
   product = `${sources} ${process.version} ${lock}`;
   return product;
@@ -275,20 +276,31 @@ function within(inner: string, outer: string): boolean {
 
 const CACHE_FILE = /^(synth|gitops)-[0-9a-f]{24}\.json$/;
 
-/** Keeps the newest KEEP_FILES files named like `pattern`; removes temp files of dead writers older than a minute. */
 /**
- * Replaces a cache file by `content` through a temporary file and a rename (readers see the old file
- * or the new one, whole), then prunes the folder. Never throws: a cache that cannot be written is none.
+ * Replaces a cache file by `body` and a last line with its digest (a truncated or edited file has
+ * none that matches: readCacheFile), through a temporary file and a rename (readers see the old
+ * file or the new one, whole), then prunes the folder. Never throws: a cache that cannot be written is none.
  */
-export function replaceCacheFile(file: string, content: string, pattern: RegExp): void {
+export function replaceCacheFile(file: string, body: string, pattern: RegExp): void {
   try {
-    writeFileAtomically(file, content);
+    writeFileAtomically(file, `${body}\n${contentDigest(body)}\n`);
     prune(dirname(file), file, pattern);
   } catch {
     // No cache this time.
   }
 }
 
+/** The body replaceCacheFile wrote, when the file is this user's own (readOwnCacheFile) and its digest line matches. */
+export function readCacheFile(file: string): string | undefined {
+  const text = readOwnCacheFile(file)?.toString('utf8');
+  if (text === undefined || !text.endsWith('\n')) return undefined;
+  const nl = text.lastIndexOf('\n', text.length - 2);
+  if (nl < 0) return undefined;
+  const body = text.slice(0, nl);
+  return text.slice(nl + 1, -1) === contentDigest(body) ? body : undefined;
+}
+
+/** Keeps the newest KEEP_FILES files named like `pattern`; removes temp files of dead writers older than a minute. */
 export function prune(dir: string, keep: string, pattern: RegExp): void {
   const files: { path: string; mtime: number }[] = [];
   for (const name of readdirSync(dir)) {

@@ -7,10 +7,9 @@ import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { readOwnCacheFile } from '../cache-file.ts';
 import { KEEP, type TreeContent } from '../sinks/atomic-tree.ts';
 import { treeStats } from '../sinks/tree-stats.ts';
-import { codeHash, overlaps, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
+import { codeHash, contentDigest, overlaps, readCacheFile, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
 /*
  * The run record: what a synth/gitops run into an output folder produced last time, kept so that a
@@ -46,11 +45,6 @@ interface Stored {
   summary: RunSummary;
   /** Relative path → `<statKey> <sha256 of the content>`. */
   tree: Record<string, string>;
-}
-
-/** The sha256 of a file's content, as the record and the render cache keep it. */
-export function contentDigest(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
 }
 
 export interface RunRecordOptions {
@@ -159,8 +153,7 @@ export class RunRecord {
     } catch {
       return;
     }
-    // Last: the digest of the body (a truncated or edited file has none that matches).
-    replaceCacheFile(this.file, `${body}\n${createHash('sha256').update(body).digest('hex')}\n`, RECORD_FILE);
+    replaceCacheFile(this.file, body, RECORD_FILE);
   }
 
   private load(): Stored | undefined {
@@ -170,12 +163,8 @@ export class RunRecord {
 
   private read(): Stored | undefined {
     try {
-      const text = readOwnCacheFile(this.file)?.toString('utf8');
-      if (text === undefined) return undefined;
-      const nl = text.lastIndexOf('\n', text.length - 2);
-      if (nl < 0 || !text.endsWith('\n')) return undefined;
-      const body = text.slice(0, nl);
-      if (text.slice(nl + 1, -1) !== createHash('sha256').update(body).digest('hex')) return undefined;
+      const body = readCacheFile(this.file);
+      if (body === undefined) return undefined;
       const s = JSON.parse(body) as Stored;
       const ok =
         s.format === FORMAT &&

@@ -1,7 +1,7 @@
 import { loadInventory } from '../inputs/load.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
-import { RenderCache, isSynthEntry } from '../cache/render-cache.ts';
-import { contentDigest, type RunRecord } from '../cache/run-record.ts';
+import { contentDigest, RenderCache, isSynthEntry } from '../cache/render-cache.ts';
+import type { RunRecord } from '../cache/run-record.ts';
 import { compose, renderAll, renderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import type { ParentRef } from '../model/labels.ts';
