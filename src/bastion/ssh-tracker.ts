@@ -24,9 +24,12 @@ export function captureFilter(port = 22): string {
 }
 
 export function tcpdumpArgs(iface: string, port = 22): string[] {
+  // --immediate-mode: each packet handed over as it arrives. Without it libpcap may hold packets
+  // in a TPACKET_V3 ring block until the block fills or the kernel's block timer retires it, and
+  // libpcap promises no delivery time then; a few SYNs a minute never fill a block.
   // -l line-buffered, -nn no name/port lookups, -S absolute sequence numbers (retransmit dedup),
   // -p no promiscuous mode.
-  return ['-l', '-nn', '-S', '-p', '-i', iface, captureFilter(port)];
+  return ['--immediate-mode', '-l', '-nn', '-S', '-p', '-i', iface, captureFilter(port)];
 }
 
 export interface SynEvent {

@@ -66,6 +66,11 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
   let listener: ChildProcess;
   let tracker: ChildProcess;
   let trackerLog = '';
+  /** waitFor, with the tracker's log in the error: what tcpdump said is the first thing to read. */
+  const waitForTracker: typeof waitFor = (fn, opts) =>
+    waitFor(fn, opts).catch((e: Error) => {
+      throw new Error(`${e.message}\n--- tracker log ---\n${trackerLog}`);
+    });
 
   beforeAll(async () => {
     ip('netns', 'add', NS_CLIENT);
@@ -92,7 +97,7 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
     });
     tracker = spawn('ip', inNs(NS_CLIENT, [process.execPath, BIN, 'ssh-tracker', '--metrics-addr', METRICS]), { stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
     tracker.stderr!.on('data', (d: Buffer) => (trackerLog += d.toString()));
-    await waitFor(() => health() === 200, { timeoutMs: 30_000, intervalMs: 300, message: `the tracker to capture (log: ${trackerLog})` });
+    await waitForTracker(() => health() === 200, { timeoutMs: 30_000, intervalMs: 300, message: 'the tracker to capture' });
   });
 
   afterAll(async () => {
@@ -111,7 +116,7 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
     connect(IP4_S, 22, 5);
     connect(IP4_S, 2222, 4);
     connect(IP6_S, 22, 2);
-    const text = await waitFor(() => {
+    const text = await waitForTracker(() => {
       const m = metrics();
       return m.includes(`destination_ip="${IP4_S}",destination_port="22"} 5`) && m.includes(`destination_ip="${IP6_S}",destination_port="22"} 2`) ? m : undefined;
     }, { timeoutMs: 15_000, message: 'the counters' });
@@ -139,7 +144,7 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
        await new Promise((r) => setTimeout(r, 3500)); s.destroy();`,
     );
     expect(synRetrans() - before).toBeGreaterThanOrEqual(2); // SYN at 0 s, again at ~1 s and ~3 s
-    const text = await waitFor(() => {
+    const text = await waitForTracker(() => {
       const m = metrics();
       return m.includes(`destination_ip="${unanswered}"`) ? m : undefined;
     }, { timeoutMs: 10_000, message: 'the unanswered connection counted' });
@@ -152,8 +157,8 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
     const tcpdump = descendants(tracker.pid!).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'tcpdump');
     expect(tcpdump).toBeDefined();
     process.kill(Number(tcpdump), 'SIGKILL');
-    await waitFor(() => health() === 503, { timeoutMs: 5000, intervalMs: 50, message: '/healthz to fail' });
+    await waitForTracker(() => health() === 503, { timeoutMs: 5000, intervalMs: 50, message: '/healthz to fail' });
     // ... and recovers when the capture is restarted.
-    await waitFor(() => health() === 200, { timeoutMs: 15_000, intervalMs: 200, message: '/healthz to recover' });
+    await waitForTracker(() => health() === 200, { timeoutMs: 15_000, intervalMs: 200, message: '/healthz to recover' });
   });
 });
