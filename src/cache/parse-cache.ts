@@ -21,13 +21,13 @@ import { codeHash, overlaps, readCacheFile, replaceCacheFile } from './render-ca
  * line). Anything wrong with the cache file is a miss; one file per lab (its input paths).
  */
 
-const FORMAT = 'crownlabs-parse-cache v2';
+const FORMAT = 'crownlabs-parse-cache v3';
 const CACHE_FILE = /^parse-[0-9a-f]{24}\.json$/;
 
 interface Entry {
   documents: number;
-  /** [document, List item index or -1, object JSON]. */
-  objects: [number, number, string][];
+  /** [document, List item index or -1, object] (inline: one JSON.parse per file, not one more per object). */
+  objects: [number, number, unknown][];
   problems: Problem[];
 }
 
@@ -90,7 +90,7 @@ export class ParseCache implements ParseMemo {
     if (!parsed.objects.every((o) => exact(o.object))) return;
     const entry: Entry = {
       documents: parsed.documents,
-      objects: parsed.objects.map((o) => [o.source.document, o.source.item ?? -1, JSON.stringify(o.object)]),
+      objects: parsed.objects.map((o) => [o.source.document, o.source.item ?? -1, o.object]),
       problems: parsed.problems,
     };
     this.next.set(keyOf(shown, text), JSON.stringify(entry));
@@ -140,14 +140,8 @@ function rebuild(line: string, file: string, text: string): ParsedText | undefin
   const locator = sourceLocator(text, e.documents);
   const objects: SourcedObject[] = [];
   for (const o of e.objects) {
-    if (!Array.isArray(o) || !Number.isSafeInteger(o[0]) || !Number.isSafeInteger(o[1]) || typeof o[2] !== 'string') return undefined;
-    const [document, item, json] = o;
-    let object: unknown;
-    try {
-      object = JSON.parse(json);
-    } catch {
-      return undefined;
-    }
+    if (!Array.isArray(o) || !Number.isSafeInteger(o[0]) || !Number.isSafeInteger(o[1])) return undefined;
+    const [document, item, object] = o;
     if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;
     const source = item >= 0 ? { file, document, strict: true, locate: locator(document, ['items', item]), item } : { file, document, strict: true, locate: locator(document, []) };
     objects.push({ object: object as InputObject, source });

@@ -20,13 +20,14 @@ import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
  *   - the configuration (every key, as loaded);
  *   - the set's id and parent, and every input document its composition reads (RenderUnit.dependsOn:
  *     the parent, its Template, Tenant, managers, Namespace, MyDrive Secret…), in full.
- * A miss renders through the cdk8s constructs as always. Anything wrong with the cache (missing,
+ * Beside the sets, `extra` values under keys that name what they depend on (gitops: each
+ * Application's file, by name, folder, namespace and sync wave). A miss renders through the cdk8s constructs as always. Anything wrong with the cache (missing,
  * unreadable, truncated, tampered, another version, read-only, inside an input or output folder)
  * means "miss": the cache can cost time, never change the output. One file per command, lab and
  * product version, replaced whole by a rename (two processes at once: the last one wins, both whole).
  */
 
-const FORMAT = 'crownlabs-render-cache v3';
+const FORMAT = 'crownlabs-render-cache v4';
 /** Cache files kept per folder (other labs, other versions): the least recently written go first. */
 const KEEP_FILES = 8;
 
@@ -51,6 +52,9 @@ export type EntryCheck<V> = (value: unknown) => value is V;
 export class RenderCache<V> {
   private readonly stored = new Map<string, { key: string; value: unknown }>();
   private readonly next = new Map<string, { key: string; value: V }>();
+  // Values kept beside the sets (gitops: the Applications' files), by a key that names all they depend on.
+  private readonly storedExtras = new Map<string, unknown>();
+  private readonly nextExtras = new Map<string, unknown>();
   private readonly docs = new Map<string, unknown>();
   private readonly digests = new Map<string, string>();
   private dirty = false;
@@ -117,6 +121,20 @@ export class RenderCache<V> {
     this.dirty = true;
   }
 
+  /** The value kept under `key` by the last run, when it passes `check`; kept for the next run. */
+  extra<T>(key: string, check: (v: unknown) => v is T): T | undefined {
+    const v = this.storedExtras.get(key);
+    if (v === undefined || !check(v)) return undefined;
+    this.nextExtras.set(key, v);
+    return v;
+  }
+
+  /** Keeps `value` under `key`: `key` must name everything the value depends on besides the product and the config. */
+  setExtra(key: string, value: unknown): void {
+    this.nextExtras.set(key, value);
+    this.dirty = true;
+  }
+
   /** The hash of everything the unit's set depends on (besides the product and the config, in the file). */
   keyOf(unit: RenderUnit): string {
     // One string, one hash: a hash object and four updates per dependency cost more than the hashing (6k sets).
@@ -141,7 +159,7 @@ export class RenderCache<V> {
    * hashed as it goes, so memory does not hold a second copy of the whole file.
    */
   save(): void {
-    if (!this.dirty && this.next.size === this.stored.size) return;
+    if (!this.dirty && this.next.size === this.stored.size && this.nextExtras.size === this.storedExtras.size) return;
     const tmp = `${this.file}.tmp-${process.pid}-${Date.now()}`;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
@@ -156,6 +174,10 @@ export class RenderCache<V> {
         };
         for (const [id, { key, value }] of this.next) {
           chunk += `${JSON.stringify([id, key, value])}\n`;
+          if (chunk.length > 1 << 20) flush();
+        }
+        for (const [key, value] of this.nextExtras) {
+          chunk += `${JSON.stringify([key, value])}\n`;
           if (chunk.length > 1 << 20) flush();
         }
         flush();
@@ -175,7 +197,7 @@ export class RenderCache<V> {
     }
   }
 
-  /** Reads the file: a header line, one `[id, key, value]` line per set, the digest line. */
+  /** Reads the file: a header line, one `[id, key, value]` line per set, `[key, value]` per extra, the digest line. */
   private load(): void {
     const buf = readOwnCacheFile(this.file);
     if (!buf) return;
@@ -193,9 +215,11 @@ export class RenderCache<V> {
         const e = JSON.parse(buf.toString('utf8', start + 1, next)) as unknown;
         start = next;
         if (Array.isArray(e) && e.length === 3 && typeof e[0] === 'string' && typeof e[1] === 'string') this.stored.set(e[0], { key: e[1], value: e[2] });
+        else if (Array.isArray(e) && e.length === 2 && typeof e[0] === 'string') this.storedExtras.set(e[0], e[1]);
       }
     } catch {
       this.stored.clear();
+      this.storedExtras.clear();
     }
   }
 }
@@ -366,3 +390,7 @@ export const isGitopsEntry = (v: unknown): v is GitopsEntry => {
     f.files.every((e) => Array.isArray(e) && e.length === 2 && isStr(e[0]) && isStr(e[1]) && /^[0-9a-f]{64}$/.test(e[1]))
   );
 };
+
+/** gitops: an Application's file name (one path segment) and YAML, as GitopsTreeBuilder renders them. */
+export const isApplicationFiles = (v: unknown): v is [string, string] =>
+  Array.isArray(v) && v.length === 2 && isStr(v[0]) && /^[A-Za-z0-9][A-Za-z0-9._-]*\.yaml$/.test(v[0]) && isStr(v[1]);

@@ -5,14 +5,14 @@ import chokidar from 'chokidar';
 import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
-import { contentDigest, RenderCache, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
+import { contentDigest, RenderCache, isApplicationFiles, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { KEEP, OutputError, outputState, patchTree, withMarker, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
-import { GitopsTreeBuilder, type GitopsSet } from '../sinks/gitops.ts';
+import { GitopsTreeBuilder, type ApplicationStore, type GitopsSet } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
@@ -183,7 +183,12 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
     const cache = RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
     // A cached file the folder holds as the last run wrote it is neither rendered, read nor written.
     const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts) }) : undefined;
-    const cached = new GitopsTreeBuilder<CachedFile>(config);
+    // The Applications' files too (they depend on their key, the config and the code only).
+    const applications: ApplicationStore | undefined = cache && {
+      get: (key) => cache.extra(`Application\0${key}`, isApplicationFiles),
+      set: (key, files) => cache.setExtra(`Application\0${key}`, files),
+    };
+    const cached = new GitopsTreeBuilder<CachedFile>(config, applications);
     const render = (unit: RenderUnit): GitopsEntry => {
       const objects = renderUnit(unit);
       const sf = cached.renderedFilesOf({ unit, objects });

@@ -277,6 +277,15 @@ export interface SetFiles<C = string> {
 }
 
 /**
+ * Application files rendered by an earlier run, by `applicationKey` (the render cache keeps them):
+ * an Application's object depends only on that key, the configuration and the code.
+ */
+export interface ApplicationStore {
+  get(key: string): [file: string, yaml: string] | undefined;
+  set(key: string, files: [file: string, yaml: string]): void;
+}
+
+/**
  * Builds the gitops tree from rendered sets. Pure: same sets and config, same bytes. It remembers
  * what it wrote per rendered set and per Application, so watch mode re-emits only what changed.
  * `C`: what a primed set's file may hold instead of its text (the render cache's stand-in for a
@@ -291,7 +300,10 @@ export class GitopsTreeBuilder<C = string> {
   private apps = new Map<string, AppOutput<C>>();
   private tail?: { apps: AppOutput<C>[]; files: [string, string][] };
 
-  constructor(private readonly config: ComposerConfig) {}
+  constructor(
+    private readonly config: ComposerConfig,
+    private readonly store?: ApplicationStore,
+  ) {}
 
   /** The tree of rendered sets. */
   files(sets: readonly RenderedSet[]): Map<string, string | C> {
@@ -416,7 +428,13 @@ export class GitopsTreeBuilder<C = string> {
    * more than the rest of the tree's layout at 2,000 Applications.
    */
   private renderApplications(apps: readonly GitopsApp[]): void {
-    const missing = apps.filter((app) => !this.appYaml.has(this.applicationKey(app)));
+    const missing = apps.filter((app) => {
+      const key = this.applicationKey(app);
+      if (this.appYaml.has(key)) return false;
+      const stored = this.store?.get(key);
+      if (stored) this.appYaml.set(key, stored);
+      return !stored;
+    });
     if (missing.length === 0) return;
     const c = this.config;
     const base = c.gitopsPath.replace(/\/+$/, '');
@@ -425,7 +443,9 @@ export class GitopsTreeBuilder<C = string> {
     const byName = new Map(objects.map((o) => [o.metadata.name, o]));
     for (const app of missing) {
       const obj = byName.get(app.name)!;
-      this.appYaml.set(this.applicationKey(app), [objectFileName(obj), objectToYaml(obj)]);
+      const files: [string, string] = [objectFileName(obj), objectToYaml(obj)];
+      this.appYaml.set(this.applicationKey(app), files);
+      this.store?.set(this.applicationKey(app), files);
     }
   }
 }

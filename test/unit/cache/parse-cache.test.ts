@@ -58,7 +58,7 @@ describe('parse cache', () => {
     for (const f of readdirSync(dir)) {
       const p = join(dir, f);
       const text = readFileSync(p, 'utf8');
-      const damaged = text.replace('\\"kind\\":\\"Instance\\"', '\\"kind\\":\\"Tenant\\"');
+      const damaged = text.replace('"kind":"Instance"', '"kind":"Tenant"');
       expect(damaged).not.toBe(text);
       writeFileSync(p, damaged);
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
-import { isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
+import { isApplicationFiles, isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
@@ -210,6 +210,29 @@ describe('render cache', () => {
     a.save();
     b.save();
     expect(run(dir, lab).misses).toEqual(new Set());
+  });
+
+  it('a value kept beside the sets (an Application file) is read back by the next run of the same product and config, and only while used', () => {
+    const inventory = inventoryOf(lab);
+    const dir = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const open = (config = baseConfig) => RenderCache.open({ kind: 'gitops', config, inputs: ['/lab'], output: '/out', dir, codeHash: 'code-1' }, inventory, isGitopsEntry)!;
+    const app: [string, string] = ['Application_argocd_ws-a.yaml', 'kind: Application\n'];
+    let cache = open();
+    expect(cache.extra('Application\0ws-a', isApplicationFiles)).toBeUndefined();
+    cache.setExtra('Application\0ws-a', app);
+    cache.setExtra('Application\0ws-b', ['Application_argocd_ws-b.yaml', 'kind: Application\n']);
+    cache.save();
+    // Another config: another cache file, nothing kept.
+    expect(open({ ...baseConfig, argocdProject: 'other' }).extra('Application\0ws-a', isApplicationFiles)).toBeUndefined();
+    cache = open();
+    expect(cache.extra('Application\0ws-a', isApplicationFiles)).toEqual(app);
+    cache.save(); // ws-b was not asked for: not kept
+    cache = open();
+    expect(cache.extra('Application\0ws-b', isApplicationFiles)).toBeUndefined();
+    expect(cache.extra('Application\0ws-a', isApplicationFiles)).toEqual(app);
+    // A file name must be one path segment: a tampered entry cannot write outside apps/.
+    for (const name of ['../root/x.yaml', 'a/b.yaml', '.yaml', 'x.yml', '']) expect(isApplicationFiles([name, 'kind: Application\n'])).toBe(false);
+    expect(isApplicationFiles(['Application_x.yaml', 42])).toBe(false);
   });
 
   it('an entry holds digests, never text: a YAML text, a short digest or a missing field is no entry', () => {
