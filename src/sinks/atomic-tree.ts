@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
@@ -330,8 +330,8 @@ function removeEmptyParents(dir: string, rel: string): void {
   while (parts.length > 0) {
     const p = join(dir, ...parts);
     try {
-      if (readdirSync(p).length > 0) return;
-      rmSync(p, { recursive: false });
+      // rmdirSync: rmSync refuses any folder without `recursive` (EISDIR), which would remove a full one.
+      rmdirSync(p);
     } catch {
       return;
     }

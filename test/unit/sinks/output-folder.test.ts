@@ -177,6 +177,12 @@ describe('an update in place (a write given the folder state)', () => {
     const again = writeTreeAtomically(dir, want, { state: outputState(dir)! });
     expect(again).toMatchObject({ written: 0, removed: 0 });
     expect(again.stats).toEqual(treeStats(dir));
+    // The last file of a folder removed: the folder goes too (as in a fresh write), and the next
+    // run can still read the folder's state (an empty folder would make it rebuild everything).
+    want.delete('new/one.yaml');
+    expect(writeTreeAtomically(dir, want, { state: outputState(dir)! })).toMatchObject({ written: 0, removed: 1 });
+    expect(readdirSync(dir)).not.toContain('new');
+    expect(outputState(dir)).toEqual(treeStats(dir));
   });
 
   it('a large change, or a folder with an empty folder in it, rebuilds the tree beside it and swaps it in', () => {
