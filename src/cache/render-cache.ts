@@ -4,9 +4,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { fileURLToPath } from 'node:url';
 import type { Inventory } from '../inputs/inventory.ts';
 import type { RenderUnit } from '../compose/compose.ts';
+import { unitId } from '../model/set-id.ts';
 import { lookupKeysOf } from '../compose/dependency-index.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import { parentKey } from '../model/labels.ts';
+import { parentKey, type ParentRef } from '../model/labels.ts';
 import { readOwnCacheFile, writeFileAtomically } from '../cache-file.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import type { SetFiles } from '../sinks/gitops.ts';
@@ -27,7 +28,7 @@ import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
  * product version, replaced whole by a rename (two processes at once: the last one wins, both whole).
  */
 
-const FORMAT = 'crownlabs-render-cache v4';
+const FORMAT = 'crownlabs-render-cache v5';
 /** Cache files kept per folder (other labs, other versions): the least recently written go first. */
 const KEEP_FILES = 8;
 
@@ -50,8 +51,9 @@ export interface RenderCacheOptions {
 export type EntryCheck<V> = (value: unknown) => value is V;
 
 export class RenderCache<V> {
-  private readonly stored = new Map<string, { key: string; value: unknown }>();
-  private readonly next = new Map<string, { key: string; value: V }>();
+  // `deps`: the set's dependencies, kept when its composition reported nothing (reuse()).
+  private readonly stored = new Map<string, { key: string; value: unknown; deps?: readonly string[] }>();
+  private readonly next = new Map<string, { key: string; value: V; deps?: readonly string[] }>();
   // Values kept beside the sets (gitops: the Applications' files), by a key that names all they depend on.
   private readonly storedExtras = new Map<string, unknown>();
   private readonly nextExtras = new Map<string, unknown>();
@@ -103,22 +105,43 @@ export class RenderCache<V> {
     }
   }
 
-  /** The value stored for this unit, if every input it depends on is as it was. */
-  get(unit: RenderUnit): V | undefined {
+  /**
+   * The value stored for this unit, if every input it depends on is as it was. `quiet`: its
+   * composition reported no problem, so the next run may reuse it without composing.
+   */
+  get(unit: RenderUnit, quiet = false): V | undefined {
     const key = this.keyOf(unit);
     const e = this.stored.get(unit.id);
     if (e && e.key === key && this.check(e.value)) {
       this.hits++;
-      this.next.set(unit.id, { key, value: e.value });
+      this.next.set(unit.id, { key, value: e.value, deps: quiet ? unit.dependsOn : undefined });
+      if (quiet !== (e.deps !== undefined)) this.dirty = true;
       return e.value;
     }
     this.misses++;
     return undefined;
   }
 
-  set(unit: RenderUnit, value: V): void {
-    this.next.set(unit.id, { key: this.keyOf(unit), value });
+  set(unit: RenderUnit, value: V, quiet = false): void {
+    this.next.set(unit.id, { key: this.keyOf(unit), value, deps: quiet ? unit.dependsOn : undefined });
     this.dirty = true;
+  }
+
+  /**
+   * The value stored for `parent`'s set when the set can be taken without composing it: its
+   * composition reported no problem last time, and every input it looked up then is as it was.
+   * Composition is deterministic and reads only through the recorded lookups, so with the same
+   * answers to the same lookups it would make the same set again, with the same dependencies.
+   */
+  reuse(parent: ParentRef): { id: string; value: V } | undefined {
+    const id = unitId(parent);
+    const e = this.stored.get(id);
+    if (!e?.deps || !this.check(e.value)) return undefined;
+    const key = this.keyOf({ id, parent, dependsOn: e.deps });
+    if (key !== e.key) return undefined;
+    this.hits++;
+    this.next.set(id, { key, value: e.value, deps: e.deps });
+    return { id, value: e.value };
   }
 
   /** The value kept under `key` by the last run, when it passes `check`; kept for the next run. */
@@ -136,7 +159,7 @@ export class RenderCache<V> {
   }
 
   /** The hash of everything the unit's set depends on (besides the product and the config, in the file). */
-  keyOf(unit: RenderUnit): string {
+  keyOf(unit: Pick<RenderUnit, 'id' | 'parent' | 'dependsOn'>): string {
     // One string, one hash: a hash object and four updates per dependency cost more than the hashing (6k sets).
     let text = `${unit.id}\0${parentKey(unit.parent)}\0`;
     for (const dep of unit.dependsOn) text += `${dep}\0${this.docDigest(dep)}\0`;
@@ -172,8 +195,8 @@ export class RenderCache<V> {
           writeSync(fd, chunk);
           chunk = '';
         };
-        for (const [id, { key, value }] of this.next) {
-          chunk += `${JSON.stringify([id, key, value])}\n`;
+        for (const [id, { key, value, deps }] of this.next) {
+          chunk += `${JSON.stringify(deps ? [id, key, value, deps] : [id, key, value])}\n`;
           if (chunk.length > 1 << 20) flush();
         }
         for (const [key, value] of this.nextExtras) {
@@ -197,7 +220,7 @@ export class RenderCache<V> {
     }
   }
 
-  /** Reads the file: a header line, one `[id, key, value]` line per set, `[key, value]` per extra, the digest line. */
+  /** Reads the file: a header line, one `[id, key, value]` (or `[id, key, value, deps]`) line per set, `[key, value]` per extra, the digest line. */
   private load(): void {
     const buf = readOwnCacheFile(this.file);
     if (!buf) return;
@@ -215,6 +238,7 @@ export class RenderCache<V> {
         const e = JSON.parse(buf.toString('utf8', start + 1, next)) as unknown;
         start = next;
         if (Array.isArray(e) && e.length === 3 && typeof e[0] === 'string' && typeof e[1] === 'string') this.stored.set(e[0], { key: e[1], value: e[2] });
+        else if (Array.isArray(e) && e.length === 4 && typeof e[0] === 'string' && typeof e[1] === 'string' && isStrArray(e[3])) this.stored.set(e[0], { key: e[1], value: e[2], deps: e[3] });
         else if (Array.isArray(e) && e.length === 2 && typeof e[0] === 'string') this.storedExtras.set(e[0], e[1]);
       }
     } catch {

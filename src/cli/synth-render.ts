@@ -1,10 +1,10 @@
 import { loadInventory } from '../inputs/load.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
-import { contentDigest, RenderCache, isSynthEntry } from '../cache/render-cache.ts';
+import { contentDigest, RenderCache, isSynthEntry, type SynthEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';
-import { compose, renderAll, renderUnit } from '../compose/compose.ts';
+import { compareUnits, compose, renderAll, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
-import type { ParentRef } from '../model/labels.ts';
+import { parentKey, type ParentRef } from '../model/labels.ts';
 import { KEEP, outputState, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
@@ -14,6 +14,13 @@ import { EXIT_INPUT, EXIT_OK, reportProblems, writeStdout } from './report.ts';
 import { stdinIfNamed } from './stdin.ts';
 import type { SynthOptions } from './render-options.ts';
 
+/** A set taken from the render cache without composing it. */
+interface ReusedSet {
+  id: string;
+  parent: ParentRef;
+  entry: SynthEntry;
+}
+
 /** `synth` past its checks (./synth.ts): parse, compose, render (through the render cache), write. */
 export async function renderSynth(opts: SynthOptions, config: ComposerConfig, inputs: string[], record: RunRecord | undefined): Promise<number> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
@@ -21,11 +28,28 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   const memo = ParseCache.open({ inputs });
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
   memo?.save();
-  const composition = compose(inventory, config);
+  const jobs = Math.max(1, Number(opts.jobs) || 1);
+  // Into a folder the run record knows, a set stored as quiet whose inputs are all as they were is
+  // taken from the render cache without composing it (RenderCache.reuse): one edit in a large lab
+  // composes the sets that read it, not all of them.
+  const early = jobs === 1 && !opts.stdout && record ? RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry) : undefined;
+  const reused: ReusedSet[] = [];
+  const composition = compose(
+    inventory,
+    config,
+    early
+      ? {
+          only: (parent) => {
+            const hit = early.reuse(parent);
+            if (hit) reused.push({ id: hit.id, parent, entry: hit.value });
+            return !hit;
+          },
+        }
+      : {},
+  );
   // Every problem is reported before anything is written; one error writes nothing.
   const warnings = [...problems, ...composition.problems];
   if (reportProblems(warnings, opts.quiet)) return EXIT_INPUT;
-  const jobs = Math.max(1, Number(opts.jobs) || 1);
   let files: Map<string, TreeContent>;
   // Each file's sha256 where known (the run record keeps them).
   const digests = new Map<string, string>();
@@ -51,21 +75,40 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
     return writeStdout(allObjectsYaml(sets));
   } else {
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
-    const cache = RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry);
+    const cache = early ?? RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry);
     // A set cached as unchanged whose file the folder holds as the last run wrote it is neither rendered, read nor written.
     state = cache && record ? outputState(opts.output, { inputs }) : undefined;
+    const kept = (rel: string, entry: SynthEntry) => state !== undefined && record !== undefined && record.unchanged(rel, entry.digest, state.get(rel));
+    // A reused set whose file is not in the folder as written is composed after all, and rendered.
+    const recompose = new Set(reused.filter((r) => !kept(`${r.id}.yaml`, r.entry)).map((r) => parentKey(r.parent)));
+    const again = recompose.size > 0 ? compose(inventory, config, { only: (parent) => recompose.has(parentKey(parent)) }) : undefined;
+    // None expected (a reused set's composition reported nothing, and its inputs are the same), but never dropped.
+    if (again) {
+      warnings.push(...again.problems);
+      if (reportProblems(again.problems, opts.quiet)) return EXIT_INPUT;
+    }
+    const quiet = (unit: RenderUnit) => !composition.reported.has(parentKey(unit.parent)) && !again?.reported.has(parentKey(unit.parent));
+    const sets: (RenderUnit | ReusedSet)[] = [...composition.units, ...(again?.units ?? []), ...reused.filter((r) => !recompose.has(parentKey(r.parent)))];
+    sets.sort(compareUnits);
     files = new Map();
     const checks: CheckedSet[] = [];
-    for (const unit of composition.units) {
+    for (const unit of sets) {
       const rel = `${unit.id}.yaml`;
-      let entry = cache?.get(unit);
-      if (entry && state && record?.unchanged(rel, entry.digest, state.get(rel))) files.set(rel, KEEP);
+      if ('entry' in unit) {
+        files.set(rel, KEEP);
+        digests.set(rel, unit.entry.digest);
+        checks.push({ unit, check: unit.entry.check });
+        objects += unit.entry.objects;
+        continue;
+      }
+      let entry = cache?.get(unit, quiet(unit));
+      if (entry && kept(rel, entry)) files.set(rel, KEEP);
       else {
         // A miss, or a hit whose file is gone or changed: the constructs render it (the cache holds no text).
         const rendered = renderUnit(unit);
         const yaml = objectsToYaml(rendered);
         entry = { digest: contentDigest(yaml), objects: rendered.length, check: checkSetObjects(rendered) };
-        cache?.set(unit, entry);
+        cache?.set(unit, entry, quiet(unit));
         files.set(rel, yaml);
       }
       digests.set(rel, entry.digest);

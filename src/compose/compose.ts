@@ -14,6 +14,7 @@ import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
 import { requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
 import { namespaceTenantKey } from './dependency-index.ts';
+import { unitId } from '../model/set-id.ts';
 import { objectJson } from './object-json.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
@@ -70,6 +71,8 @@ export interface Composition {
    * them when one of these keys changes.
    */
   dependencies: Map<string, readonly string[]>;
+  /** Keys of the parents whose composition reported a problem (a warning): see RenderCache.reuse. */
+  reported: Set<string>;
 }
 
 const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2, InstanceSnapshot: 3 };
@@ -83,9 +86,12 @@ export function compareUnits(a: Pick<RenderUnit, 'id' | 'parent'>, b: Pick<Rende
 export function compose(inventory: Inventory, config: ComposerConfig, options: ComposeOptions = {}): Composition {
   const units: RenderUnit[] = [];
   const problems: Problem[] = [];
+  const reported = new Set<string>();
+  // `obj` is the parent being composed.
   const notice = (obj: KubeObject, message: string) => {
     const src = inventory.sourceOf(obj);
     problems.push({ severity: 'warning', file: src?.file, document: src?.document, kind: obj.kind, name: objectKey(obj), message });
+    reported.add(parentKey({ kind: obj.kind as ParentRef['kind'], name: obj.metadata.name, namespace: obj.metadata.namespace }));
   };
   const renderedTenants = new Map<string, Tenant>();
   const dependencies = new Map<string, readonly string[]>();
@@ -118,7 +124,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     }
     const parent: ParentRef = { kind: 'Workspace', name: workspace.metadata.name };
     units.push({
-      id: `workspaces/${workspace.metadata.name}`,
+      id: unitId(parent),
       parent,
       dependsOn: recorded(parent, new RecordedLookups(inventory, parentKey(parent))),
       build: (app) => new WorkspaceChart(app, 'workspace', { workspace, config, chartLabels: composerLabels(parent) }),
@@ -139,7 +145,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     const share = myDriveShare(tenant);
     const keep = options.keepPersonalNamespace ? options.keepPersonalNamespace(tenant) : true;
     units.push({
-      id: `tenants/${tenant.metadata.name}`,
+      id: unitId(parent),
       parent,
       dependsOn: recorded(parent, reads),
       build: (app) =>
@@ -169,11 +175,12 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     if (seedProblem) continue;
     const result = planInstance(instance, reads, config, myDriveShare);
     problems.push(...result.problems);
+    if (result.problems.length > 0) reported.add(parentKey(parent));
     const plan = result.plan;
     const dependsOn = recorded(parent, reads);
     if (!plan) continue;
     units.push({
-      id: `instances/${ns}/${instance.metadata.name}`,
+      id: unitId(parent),
       parent,
       plan,
       dependsOn,
@@ -204,7 +211,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     const { instance } = request;
     const tag = tagOf(snapshot);
     units.push({
-      id: `snapshots/${ns}/${snapshot.metadata.name}`,
+      id: unitId(parent),
       parent,
       dependsOn,
       build: (app) => new SnapshotChart(app, 'snapshot', { snapshot, instance, config, tag, chartLabels: composerLabels(parent) }),
@@ -212,7 +219,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
   }
 
   units.sort(compareUnits);
-  return { units, problems, dependencies };
+  return { units, problems, dependencies, reported };
 }
 
 /** Synthesises one resource set into plain objects, each annotated with the input that produced it. */

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
+import type { Problem } from '../../../src/inputs/problems.ts';
+import { parentKey } from '../../../src/model/labels.ts';
 import { isApplicationFiles, isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
@@ -27,32 +29,55 @@ function entryOf(unit: RenderUnit): SynthEntry {
 }
 
 interface Run {
+  /** The sets of a full composition. */
   units: RenderUnit[];
   /** Set ids that missed the cache. */
   misses: Set<string>;
+  /** Set ids taken from the cache without composing them (RenderCache.reuse). */
+  reused: Set<string>;
+  problems: Problem[];
 }
 
 /**
- * One run as the CLI does it: every set from the cache or rendered, then saved. Checks that every
- * hit holds what rendering the set now gives (a hit is never stale).
+ * One run as synth does it into a folder it wrote before: sets stored as quiet whose inputs are as
+ * they were are taken without composing them; the others are composed, then taken from the cache
+ * or rendered; then saved. Checks it against a full composition: the same sets and problems, and
+ * every hit and every reused set holding what rendering the set now gives (never stale).
  */
 function run(dir: string, objects: InputObject[], config = baseConfig, codeHash = 'code-1'): Run {
   const inventory = inventoryOf(objects);
-  const { units } = compose(inventory, config);
+  const full = compose(inventory, config);
   const cache = RenderCache.open({ kind: 'synth', config, inputs: ['/lab'], output: '/out', dir, codeHash }, inventory, isSynthEntry);
   expect(cache).toBeDefined();
+  const reused = new Map<string, SynthEntry>();
+  const composed = compose(inventory, config, {
+    only: (parent) => {
+      const hit = cache!.reuse(parent);
+      if (hit) reused.set(hit.id, hit.value);
+      return !hit;
+    },
+  });
+  expect(composed.problems).toEqual(full.problems);
+  expect([...composed.units.map((u) => u.id), ...reused.keys()].sort()).toEqual(full.units.map((u) => u.id).sort());
   const misses = new Set<string>();
-  for (const unit of units) {
-    const hit = cache!.get(unit);
+  for (const unit of full.units) {
     const fresh = entryOf(unit);
+    if (reused.has(unit.id)) {
+      expect(reused.get(unit.id)).toEqual(fresh);
+      expect(full.reported.has(parentKey(unit.parent))).toBe(false);
+      continue;
+    }
+    const own = composed.units.find((u) => u.id === unit.id)!;
+    const quiet = !composed.reported.has(parentKey(unit.parent));
+    const hit = cache!.get(own, quiet);
     if (hit) expect(hit).toEqual(fresh);
     else {
       misses.add(unit.id);
-      cache!.set(unit, fresh);
+      cache!.set(own, fresh, quiet);
     }
   }
   cache!.save();
-  return { units, misses };
+  return { units: full.units, misses, reused: new Set(reused.keys()), problems: full.problems };
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -69,10 +94,43 @@ describe('render cache', () => {
     return { dir, first };
   }
 
-  it('an unchanged input hits every set', () => {
+  it('an unchanged input hits every set, each taken without composing it', () => {
     const { dir, first } = warm();
-    expect(run(dir, lab).misses).toEqual(new Set());
+    expect(first.reused).toEqual(new Set());
+    const again = run(dir, lab);
+    expect(again.misses).toEqual(new Set());
+    expect(again.reused).toEqual(new Set(first.units.map((u) => u.id)));
     expect(first.units.length).toBeGreaterThan(40);
+  });
+
+  it('a parent whose composition warns is composed every time, so the warning is never lost', () => {
+    const { dir } = warm();
+    const next = clone(lab);
+    const tenant = next.find((o) => o.kind === 'Tenant')!;
+    tenant.metadata.labels = { ...tenant.metadata.labels, [baseConfig.targetLabel.key]: 'elsewhere' };
+    expect(compose(inventoryOf(next), baseConfig).reported).toEqual(new Set([`Tenant/${tenant.metadata.name}`]));
+    for (let i = 0; i < 2; i++) {
+      const r = run(dir, next);
+      expect(r.problems.map((p) => p.message)).toContain(`skipped: no target label ${baseConfig.targetLabel.key}=${baseConfig.targetLabel.value}`);
+      expect(r.units.map((u) => u.id)).not.toContain(`tenants/${tenant.metadata.name}`);
+      // Every other set is reused the second time.
+      if (i === 1) expect(r.reused.size).toBe(r.units.length);
+    }
+  });
+
+  it('a set stored as not quiet (its composition reported a problem) is taken only after composing it', () => {
+    const { dir, first } = warm();
+    const inventory = inventoryOf(lab);
+    const open = () => RenderCache.open({ kind: 'synth', config: baseConfig, inputs: ['/lab'], output: '/out', dir, codeHash: 'code-1' }, inventory, isSynthEntry)!;
+    const [unit] = first.units;
+    let cache = open();
+    expect(cache.get(unit, false)).toBeDefined();
+    cache.save();
+    cache = open();
+    expect(cache.reuse(unit.parent)).toBeUndefined();
+    expect(cache.get(unit, true)).toBeDefined();
+    cache.save();
+    expect(open().reuse(unit.parent)).toEqual({ id: unit.id, value: entryOf(unit) });
   });
 
   it('an edited Instance invalidates its set only', () => {
