@@ -7,7 +7,8 @@ import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { contentDigest, RenderCache, isApplicationFiles, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
 import type { RunRecord } from '../cache/run-record.ts';
-import { compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
+import { compareUnits, compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
+import { parentKey, type ParentRef } from '../model/labels.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
@@ -132,9 +133,16 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
 }
 
 /** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
+/** A set taken from the render cache without composing it (RenderCache.reuse). */
+interface ReusedSet {
+  id: string;
+  parent: ParentRef;
+}
+
 interface CachedFile {
   digest: string;
-  unit: RenderUnit;
+  /** The set to render again when the folder does not hold the file as written. */
+  unit: RenderUnit | ReusedSet;
   text?: string;
 }
 
@@ -159,7 +167,16 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   const memo = ParseCache.open({ inputs: inputPaths(opts) });
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
   memo?.save();
-  const composition = compose(inventory, config, { secretValues: false });
+  // Into a folder the run record knows, a set stored as quiet whose inputs are all as they were is
+  // taken from the render cache without composing it (RenderCache.reuse), as synth does.
+  const early = jobs === 1 && record ? RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output: opts.check ? undefined : opts.output }, inventory, isGitopsEntry) : undefined;
+  const reused: { set: ReusedSet; entry: GitopsEntry }[] = [];
+  const only = (parent: ParentRef) => {
+    const hit = early!.reuse(parent);
+    if (hit) reused.push({ set: { id: hit.id, parent }, entry: hit.value });
+    return !hit;
+  };
+  const composition = compose(inventory, config, { secretValues: false, ...(early ? { only } : {}) });
   warnings.push(...problems, ...composition.problems);
   if (reportProblems(warnings, opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
@@ -180,7 +197,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   } else {
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
     const output = opts.check ? undefined : opts.output;
-    const cache = RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
+    const cache = early ?? RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
     // A cached file the folder holds as the last run wrote it is neither rendered, read nor written.
     const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts) }) : undefined;
     // The Applications' files too (they depend on their key, the config and the code only).
@@ -189,21 +206,48 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
       set: (key, files) => cache.setExtra(`Application\0${key}`, files),
     };
     const cached = new GitopsTreeBuilder<CachedFile>(config, applications);
-    const render = (unit: RenderUnit): GitopsEntry => {
+    const reportedAgain = new Set<string>();
+    const quiet = (unit: RenderUnit) => !composition.reported.has(parentKey(unit.parent)) && !reportedAgain.has(parentKey(unit.parent));
+    /** A reused set's unit: composed after all, now that its file must be rendered. */
+    const composed = (set: RenderUnit | ReusedSet): RenderUnit => {
+      if ('build' in set) return set;
+      const again = compose(inventory, config, { secretValues: false, parent: set.parent });
+      // None expected (its composition reported nothing, and its inputs are the same), but never dropped.
+      warnings.push(...again.problems);
+      reportProblems(again.problems, opts.quiet);
+      for (const key of again.reported) reportedAgain.add(key);
+      const unit = again.units.find((u) => u.id === set.id);
+      if (!unit) throw new Error(`${set.id}: the set taken from the render cache was not composed again`);
+      return unit;
+    };
+    const render = (set: RenderUnit | ReusedSet): GitopsEntry => {
+      const unit = composed(set);
       const objects = renderUnit(unit);
       const sf = cached.renderedFilesOf({ unit, objects });
-      const files = sf.files.map(([name, text]): [string, CachedFile] => [name, { digest: contentDigest(text), unit, text }]);
-      cached.prime(unit, { ...sf, files });
+      const files = sf.files.map(([name, text]): [string, CachedFile] => [name, { digest: contentDigest(text), unit: set, text }]);
+      // Under the set the tree holds (a reused set's stand-in, not the unit composed for it).
+      cached.prime(set, { ...sf, files });
       const entry = { files: { ...sf, files: files.map(([name, f]): [string, string] => [name, f.digest]) }, objects: objects.length, check: checkSetObjects(objects) };
-      cache?.set(unit, entry);
+      cache?.set(unit, entry, quiet(unit));
       return entry;
     };
-    const sets: GitopsSet[] = composition.units.map((unit, i) => {
-      let entry = cache?.get(unit);
-      if (entry) cached.prime(unit, { ...entry.files, files: entry.files.files.map(([name, digest]) => [name, { digest, unit }]) });
-      else entry = render(unit);
+    const primed = (set: RenderUnit | ReusedSet, entry: GitopsEntry) => cached.prime(set, { ...entry.files, files: entry.files.files.map(([name, digest]) => [name, { digest, unit: set }]) });
+    const all: (RenderUnit | { set: ReusedSet; entry: GitopsEntry })[] = [...composition.units, ...reused];
+    all.sort((a, b) => compareUnits('set' in a ? a.set : a, 'set' in b ? b.set : b));
+    const sets: GitopsSet[] = all.map((item, i) => {
+      let unit: RenderUnit | ReusedSet;
+      let entry: GitopsEntry | undefined;
+      if ('set' in item) {
+        ({ set: unit, entry } = item);
+        primed(unit, entry);
+      } else {
+        unit = item;
+        entry = cache?.get(item, quiet(item));
+        if (entry) primed(unit, entry);
+        else entry = render(unit);
+      }
       checks.push({ unit, check: entry.check });
-      progress?.(i + 1, composition.units.length);
+      progress?.(i + 1, all.length);
       return { unit, objectCount: entry.objects };
     });
     tree = resolveCached(cached, sets, state, record, opts.output, render);
@@ -222,13 +266,13 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
  * it, else its text read from the folder when that has the digest (--check, a lost run record),
  * else its set rendered again through the constructs (the render cache holds no text).
  */
-function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly GitopsSet[], state: Map<string, string> | undefined, record: RunRecord | undefined, output: string, render: (unit: RenderUnit) => unknown): RenderedTree {
+function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly GitopsSet[], state: Map<string, string> | undefined, record: RunRecord | undefined, output: string, render: (unit: RenderUnit | ReusedSet) => unknown): RenderedTree {
   for (;;) {
     // filesOf's own new map, its values replaced in place (no second map of 25k files).
     const files = builder.filesOf(sets) as Map<string, TreeContent | CachedFile>;
     const digests = new Map<string, string>();
     const fromFolder = new Set<string>();
-    const again = new Set<RenderUnit>();
+    const again = new Set<RenderUnit | ReusedSet>();
     for (const [rel, content] of files) {
       if (typeof content === 'string' || content === KEEP) continue;
       if (content.text !== undefined) {
