@@ -21,8 +21,10 @@ import { sourcesHash, SOURCE_DIRS } from '../runtime/bundle.mjs';
  *   - the configuration (every key, as loaded);
  *   - the set's id and parent, and every input document its composition reads (RenderUnit.dependsOn:
  *     the parent, its Template, Tenant, managers, Namespace, MyDrive Secret…), in full.
- * Beside the sets, `extra` values under keys that name what they depend on (gitops: each
- * Application's file, by name, folder, namespace and sync wave). A miss renders through the cdk8s constructs as always. Anything wrong with the cache (missing,
+ * A set whose composition reported nothing also keeps its dependencies' keys, so that a run can
+ * take it without composing it (reuse()). Beside the sets, `extra` values under keys that name
+ * what they depend on (gitops: each Application's file, by name, folder, namespace and sync wave).
+ * A miss renders through the cdk8s constructs as always. Anything wrong with the cache (missing,
  * unreadable, truncated, tampered, another version, read-only, inside an input or output folder)
  * means "miss": the cache can cost time, never change the output. One file per command, lab and
  * product version, replaced whole by a rename (two processes at once: the last one wins, both whole).

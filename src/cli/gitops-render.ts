@@ -132,13 +132,13 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   return EXIT_OK;
 }
 
-/** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
 /** A set taken from the render cache without composing it (RenderCache.reuse). */
 interface ReusedSet {
   id: string;
   parent: ParentRef;
 }
 
+/** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
 interface CachedFile {
   digest: string;
   /** The set to render again when the folder does not hold the file as written. */
