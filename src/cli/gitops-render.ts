@@ -6,9 +6,10 @@ import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { contentDigest, RenderCache, isApplicationFiles, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
+import { composeReusing, type ReusedSet as ReusedSetOf } from '../cache/reuse.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compareUnits, compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
-import { parentKey, type ParentRef } from '../model/labels.ts';
+import { parentKey } from '../model/labels.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
@@ -133,10 +134,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
 }
 
 /** A set taken from the render cache without composing it (RenderCache.reuse). */
-interface ReusedSet {
-  id: string;
-  parent: ParentRef;
-}
+type ReusedSet = ReusedSetOf<GitopsEntry>;
 
 /** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
 interface CachedFile {
@@ -169,14 +167,10 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   memo?.save();
   // Into a folder the run record knows, a set stored as quiet whose inputs are all as they were is
   // taken from the render cache without composing it (RenderCache.reuse), as synth does.
-  const early = jobs === 1 && record ? RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output: opts.check ? undefined : opts.output }, inventory, isGitopsEntry) : undefined;
-  const reused: { set: ReusedSet; entry: GitopsEntry }[] = [];
-  const only = (parent: ParentRef) => {
-    const hit = early!.reuse(parent);
-    if (hit) reused.push({ set: { id: hit.id, parent }, entry: hit.value });
-    return !hit;
-  };
-  const composition = compose(inventory, config, { secretValues: false, ...(early ? { only } : {}) });
+  // (No run record with --check: the cache is opened with the output folder.)
+  const cacheOptions = { kind: 'gitops' as const, config, inputs: inputPaths(opts), output: opts.check ? undefined : opts.output };
+  const early = jobs === 1 && record ? RenderCache.open(cacheOptions, inventory, isGitopsEntry) : undefined;
+  const { composition, reused } = composeReusing(inventory, config, early, { secretValues: false });
   warnings.push(...problems, ...composition.problems);
   if (reportProblems(warnings, opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
@@ -196,8 +190,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
     tree = { files: builder.filesOf(composition.units.map((unit, i) => ({ unit, objectCount: out[i].objectCount }))) };
   } else {
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
-    const output = opts.check ? undefined : opts.output;
-    const cache = early ?? RenderCache.open({ kind: 'gitops', config, inputs: inputPaths(opts), output }, inventory, isGitopsEntry);
+    const cache = early ?? RenderCache.open(cacheOptions, inventory, isGitopsEntry);
     // A cached file the folder holds as the last run wrote it is neither rendered, read nor written.
     const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts) }) : undefined;
     // The Applications' files too (they depend on their key, the config and the code only).
@@ -232,20 +225,12 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
       return entry;
     };
     const primed = (set: RenderUnit | ReusedSet, entry: GitopsEntry) => cached.prime(set, { ...entry.files, files: entry.files.files.map(([name, digest]) => [name, { digest, unit: set }]) });
-    const all: (RenderUnit | { set: ReusedSet; entry: GitopsEntry })[] = [...composition.units, ...reused];
-    all.sort((a, b) => compareUnits('set' in a ? a.set : a, 'set' in b ? b.set : b));
-    const sets: GitopsSet[] = all.map((item, i) => {
-      let unit: RenderUnit | ReusedSet;
-      let entry: GitopsEntry | undefined;
-      if ('set' in item) {
-        ({ set: unit, entry } = item);
-        primed(unit, entry);
-      } else {
-        unit = item;
-        entry = cache?.get(item, quiet(item));
-        if (entry) primed(unit, entry);
-        else entry = render(unit);
-      }
+    const all: (RenderUnit | ReusedSet)[] = [...composition.units, ...reused];
+    all.sort(compareUnits);
+    const sets: GitopsSet[] = all.map((unit, i) => {
+      let entry = 'entry' in unit ? unit.entry : cache?.get(unit, quiet(unit));
+      if (entry) primed(unit, entry);
+      else entry = render(unit);
       checks.push({ unit, check: entry.check });
       progress?.(i + 1, all.length);
       return { unit, objectCount: entry.objects };

@@ -1,6 +1,7 @@
 import { loadInventory } from '../inputs/load.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { contentDigest, RenderCache, isSynthEntry, type SynthEntry } from '../cache/render-cache.ts';
+import { composeReusing, type ReusedSet } from '../cache/reuse.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compareUnits, compose, renderAll, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
@@ -14,13 +15,6 @@ import { EXIT_INPUT, EXIT_OK, reportProblems, writeStdout } from './report.ts';
 import { stdinIfNamed } from './stdin.ts';
 import type { SynthOptions } from './render-options.ts';
 
-/** A set taken from the render cache without composing it. */
-interface ReusedSet {
-  id: string;
-  parent: ParentRef;
-  entry: SynthEntry;
-}
-
 /** `synth` past its checks (./synth.ts): parse, compose, render (through the render cache), write. */
 export async function renderSynth(opts: SynthOptions, config: ComposerConfig, inputs: string[], record: RunRecord | undefined): Promise<number> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
@@ -33,20 +27,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   // taken from the render cache without composing it (RenderCache.reuse): one edit in a large lab
   // composes the sets that read it, not all of them.
   const early = jobs === 1 && !opts.stdout && record ? RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry) : undefined;
-  const reused: ReusedSet[] = [];
-  const composition = compose(
-    inventory,
-    config,
-    early
-      ? {
-          only: (parent) => {
-            const hit = early.reuse(parent);
-            if (hit) reused.push({ id: hit.id, parent, entry: hit.value });
-            return !hit;
-          },
-        }
-      : {},
-  );
+  const { composition, reused } = composeReusing(inventory, config, early);
   // Every problem is reported before anything is written; one error writes nothing.
   const warnings = [...problems, ...composition.problems];
   if (reportProblems(warnings, opts.quiet)) return EXIT_INPUT;
@@ -88,7 +69,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
       if (reportProblems(again.problems, opts.quiet)) return EXIT_INPUT;
     }
     const quiet = (unit: RenderUnit) => !composition.reported.has(parentKey(unit.parent)) && !again?.reported.has(parentKey(unit.parent));
-    const sets: (RenderUnit | ReusedSet)[] = [...composition.units, ...(again?.units ?? []), ...reused.filter((r) => !recompose.has(parentKey(r.parent)))];
+    const sets: (RenderUnit | ReusedSet<SynthEntry>)[] = [...composition.units, ...(again?.units ?? []), ...reused.filter((r) => !recompose.has(parentKey(r.parent)))];
     sets.sort(compareUnits);
     files = new Map();
     const checks: CheckedSet[] = [];

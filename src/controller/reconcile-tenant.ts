@@ -9,7 +9,7 @@
 import type { Instance, Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
-import { COMPOSER, type ParentRef } from '../model/labels.ts';
+import { COMPOSER, parentKey, type ParentRef } from '../model/labels.ts';
 import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
 import { applySet, objectId, writeStatus } from './apply-set.ts';
@@ -21,12 +21,18 @@ import { metadataOrSpecChanged } from './predicates.ts';
 import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
-  const own = `Tenant/${name}`;
+  const parent: ParentRef = { kind: 'Tenant', name };
+  const own = parentKey(parent);
   const live = ctx.caches.tenants.get(undefined, name);
   // Not ours, or going: no Workspace change concerns it any more.
-  if (!live || !matchesTargetLabel(live, ctx.config) || live.metadata.deletionTimestamp) ctx.caches.dependencies.remove(own);
-  if (!live || !matchesTargetLabel(live, ctx.config)) return {};
-  if (live.metadata.deletionTimestamp) return deleteTenant(ctx, name);
+  if (!live || !matchesTargetLabel(live, ctx.config)) {
+    ctx.caches.dependencies.remove(own);
+    return {};
+  }
+  if (live.metadata.deletionTimestamp) {
+    ctx.caches.dependencies.remove(own);
+    return deleteTenant(ctx, name);
+  }
   const errors: string[] = [];
   try {
     await setFinalizer(ctx, live, true);
@@ -41,9 +47,8 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const instanceCount = ctx.caches.instances.byIndex('namespace', personalNs).length;
   const { keep, expiresAt } = personalNamespaceKeepAlive(tenant, instanceCount, ctx.now(), ctx.tenantNsKeepAliveMs);
 
-  const parent: ParentRef = { kind: 'Tenant', name };
   const composition = compose(inv, ctx.config, {
-    parent: { kind: 'Tenant', name },
+    parent,
     keepPersonalNamespace: () => keep,
     myDriveShare: (t) => myDriveShare(ctx, t),
   });

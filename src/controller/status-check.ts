@@ -14,23 +14,23 @@ export const STATUS_CHECK_MAX_BODY = 64 * 1024;
 export async function getStatusCheck(url: string, timeoutMs: number): Promise<StatusCheckAnswer> {
   const failed = (reason: string) => new Error(`status check GET ${url} failed: ${reason}`);
   const signal = AbortSignal.timeout(timeoutMs);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
   try {
     const res = await fetch(url, { method: 'GET', headers: { Accept: 'application/json' }, signal });
-    const chunks: Uint8Array[] = [];
-    let size = 0;
     for await (const chunk of res.body ?? []) {
       size += chunk.byteLength;
       if (size > STATUS_CHECK_MAX_BODY) {
         await res.body?.cancel().catch(() => undefined);
-        throw failed(`the answer is larger than ${STATUS_CHECK_MAX_BODY} bytes`);
+        break;
       }
       chunks.push(chunk);
     }
-    return { statusCode: res.status, body: Buffer.concat(chunks).toString('utf8') };
+    if (size <= STATUS_CHECK_MAX_BODY) return { statusCode: res.status, body: Buffer.concat(chunks).toString('utf8') };
   } catch (e) {
     const err = e as Error;
-    if (err.message.startsWith('status check GET ')) throw err;
     const reason = err.name === 'TimeoutError' || signal.aborted ? `no answer within ${timeoutMs} ms` : ((err.cause as Error | undefined)?.message ?? err.message);
     throw failed(reason);
   }
+  throw failed(`the answer is larger than ${STATUS_CHECK_MAX_BODY} bytes`);
 }

@@ -330,7 +330,7 @@ function removeEmptyParents(dir: string, rel: string): void {
   while (parts.length > 0) {
     const p = join(dir, ...parts);
     try {
-      // rmdirSync: rmSync refuses any folder without `recursive` (EISDIR), which would remove a full one.
+      // rmdirSync removes a folder only when it is empty (rmSync without `recursive` refuses every folder: EISDIR).
       rmdirSync(p);
     } catch {
       return;

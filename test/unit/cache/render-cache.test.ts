@@ -8,6 +8,7 @@ import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
 import type { Problem } from '../../../src/inputs/problems.ts';
 import { parentKey } from '../../../src/model/labels.ts';
 import { isApplicationFiles, isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
+import { composeReusing } from '../../../src/cache/reuse.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { objectsToYaml } from '../../../src/sinks/yaml-emitter.ts';
@@ -49,14 +50,8 @@ function run(dir: string, objects: InputObject[], config = baseConfig, codeHash 
   const full = compose(inventory, config);
   const cache = RenderCache.open({ kind: 'synth', config, inputs: ['/lab'], output: '/out', dir, codeHash }, inventory, isSynthEntry);
   expect(cache).toBeDefined();
-  const reused = new Map<string, SynthEntry>();
-  const composed = compose(inventory, config, {
-    only: (parent) => {
-      const hit = cache!.reuse(parent);
-      if (hit) reused.set(hit.id, hit.value);
-      return !hit;
-    },
-  });
+  const { composition: composed, reused: taken } = composeReusing(inventory, config, cache);
+  const reused = new Map(taken.map((r): [string, SynthEntry] => [r.id, r.entry]));
   expect(composed.problems).toEqual(full.problems);
   expect([...composed.units.map((u) => u.id), ...reused.keys()].sort()).toEqual(full.units.map((u) => u.id).sort());
   const misses = new Set<string>();
