@@ -7,7 +7,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
-import { KEEP, type TreeContent } from '../sinks/atomic-tree.ts';
+import { isStaged, type TreeContent } from '../sinks/atomic-tree.ts';
 import { treeStats } from '../sinks/tree-stats.ts';
 import { codeHash, contentDigest, overlaps, readCacheFile, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
@@ -145,8 +145,9 @@ export class RunRecord {
       const tree: Record<string, string> = { [OUTPUT_MARKER]: `${stats.get(OUTPUT_MARKER)} ${contentDigest(OUTPUT_MARKER_TEXT)}` };
       for (const [rel, content] of files) {
         const st = stats.get(rel);
-        const digest = digests?.get(rel) ?? (content === KEEP ? undefined : contentDigest(content));
-        if (st === undefined || digest === undefined || (content !== KEEP && st.split(' ', 1)[0] !== String(Buffer.byteLength(content)))) return;
+        const digest = digests?.get(rel) ?? (typeof content === 'string' ? contentDigest(content) : undefined);
+        const bytes = typeof content === 'string' ? Buffer.byteLength(content) : isStaged(content) ? content.stagedBytes : undefined;
+        if (st === undefined || digest === undefined || (bytes !== undefined && st.split(' ', 1)[0] !== String(bytes))) return;
         tree[rel] = `${st} ${digest}`;
       }
       body = JSON.stringify({ format: FORMAT, key: this.key, problems: [...problems], summary, tree } satisfies Stored);

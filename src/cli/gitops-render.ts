@@ -13,7 +13,8 @@ import { parentKey } from '../model/labels.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
-import { KEEP, OutputError, outputState, patchTree, withMarker, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
+import { isStaged, KEEP, OutputError, outputState, patchTree, stageNewTree, withMarker, writeTreeAtomically, type TreeContent, type TreeStage } from '../sinks/atomic-tree.ts';
+import { GitopsStager, type StageableFile } from '../sinks/gitops-stage.ts';
 import { GitopsTreeBuilder, type ApplicationStore, type GitopsSet } from '../sinks/gitops.ts';
 import { carryOverSealed } from '../sinks/sealed-carry-over.ts';
 import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
@@ -63,9 +64,16 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
     );
   }
 
-  const projectChange = projectChanged(out, files);
-  const write = keepUnchanged(files, known, record);
-  const result = writeTreeAtomically(opts.output, write, { inputs, state: known.state });
+  let write: Map<string, TreeContent>;
+  let projectChange: string | undefined;
+  try {
+    projectChange = projectChanged(out, files);
+    write = keepUnchanged(files, known, record);
+  } catch (err) {
+    known.stage?.abort();
+    throw err;
+  }
+  const result = writeTreeAtomically(opts.output, write, { inputs, state: known.state, stage: known.stage });
   record?.save(warnings, { count: files.size, objects: 0 }, write, known.digests, result.stats);
   process.stderr.write(`${files.size} files → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
@@ -136,12 +144,14 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
 /** A set taken from the render cache without composing it (RenderCache.reuse). */
 type ReusedSet = ReusedSetOf<GitopsEntry>;
 
-/** A file of a set: its digest, and its text when rendered in this run (from the render cache: none; `unit` renders it again when needed). */
-interface CachedFile {
+/**
+ * A file of a set: its digest, and its text when rendered in this run (from the render cache: none;
+ * `unit` renders it again when needed) until it is staged (a first write: GitopsStager).
+ */
+interface CachedFile extends StageableFile {
   digest: string;
   /** The set to render again when the folder does not hold the file as written. */
   unit: RenderUnit | ReusedSet;
-  text?: string;
 }
 
 interface RenderedTree {
@@ -153,6 +163,8 @@ interface RenderedTree {
   digests?: Map<string, string>;
   /** Files whose text was read from the output folder (it had the cached digest). */
   fromFolder?: Set<string>;
+  /** A first write of the folder: the files staged while they were rendered (`files` holds them as StagedFiles). */
+  stage?: TreeStage;
 }
 
 /**
@@ -213,7 +225,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
       if (!unit) throw new Error(`${set.id}: the set taken from the render cache was not composed again`);
       return unit;
     };
-    const render = (set: RenderUnit | ReusedSet): GitopsEntry => {
+    const render = (set: RenderUnit | ReusedSet): { entry: GitopsEntry; files: [string, CachedFile][] } => {
       const unit = composed(set);
       const objects = renderUnit(unit);
       const sf = cached.renderedFilesOf({ unit, objects });
@@ -222,27 +234,43 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
       cached.prime(set, { ...sf, files });
       const entry = { files: { ...sf, files: files.map(([name, f]): [string, string] => [name, f.digest]) }, objects: objects.length, check: checkSetObjects(objects) };
       cache?.set(unit, entry, quiet(unit));
-      return entry;
+      return { entry, files };
     };
     const primed = (set: RenderUnit | ReusedSet, entry: GitopsEntry) => cached.prime(set, { ...entry.files, files: entry.files.files.map(([name, digest]) => [name, { digest, unit: set }]) });
     const all: (RenderUnit | ReusedSet)[] = [...composition.units, ...reused];
     all.sort(compareUnits);
-    const sets: GitopsSet[] = all.map((unit, i) => {
-      let entry = 'entry' in unit ? unit.entry : cache?.get(unit, quiet(unit));
-      if (entry) primed(unit, entry);
-      else entry = render(unit);
-      checks.push({ unit, check: entry.check });
-      progress?.(i + 1, all.length);
-      return { unit, objectCount: entry.objects };
-    });
-    tree = resolveCached(cached, sets, state, record, opts.output, render);
-    cache?.save();
+    // A first write of the folder: files go to a writer thread as soon as their path is known (not
+    // with --check, which writes nothing, nor with sealed secrets, whose values come from the folder).
+    const stage = !opts.check && !state && config.gitopsSecretMode !== 'sealed-secret' ? stageNewTree(opts.output, { inputs: inputPaths(opts), files: all.length }) : undefined;
+    const stager = stage && new GitopsStager(stage, config.gitopsMaxObjectsPerApp);
+    try {
+      const sets: GitopsSet[] = all.map((unit, i) => {
+        let entry = 'entry' in unit ? unit.entry : cache?.get(unit, quiet(unit));
+        let files: [string, CachedFile][] = [];
+        if (entry) primed(unit, entry);
+        else ({ entry, files } = render(unit));
+        checks.push({ unit, check: entry.check });
+        progress?.(i + 1, all.length);
+        const set = { unit, objectCount: entry.objects };
+        stager?.push(set, files);
+        return set;
+      });
+      stager?.flush();
+      tree = { ...resolveCached(cached, sets, state, record, opts.output, render), stage };
+      cache?.save();
+    } catch (err) {
+      stage?.abort();
+      throw err;
+    }
   }
   bar?.stop();
   // What the API server would refuse, or two inputs rendering one object: nothing is written.
   const setProblems = renderedSetProblems(checks, (parent) => parentSource(inventory, parent));
   warnings.push(...setProblems);
-  if (reportProblems(setProblems, opts.quiet)) return 'invalid';
+  if (reportProblems(setProblems, opts.quiet)) {
+    tree.stage?.abort();
+    return 'invalid';
+  }
   return tree;
 }
 
@@ -251,7 +279,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
  * it, else its text read from the folder when that has the digest (--check, a lost run record),
  * else its set rendered again through the constructs (the render cache holds no text).
  */
-function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly GitopsSet[], state: Map<string, string> | undefined, record: RunRecord | undefined, output: string, render: (unit: RenderUnit | ReusedSet) => unknown): RenderedTree {
+function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly GitopsSet[], state: Map<string, string> | undefined, record: RunRecord | undefined, output: string, render: (unit: RenderUnit | ReusedSet) => unknown): Omit<RenderedTree, 'stage'> {
   for (;;) {
     // filesOf's own new map, its values replaced in place (no second map of 25k files).
     const files = builder.filesOf(sets) as Map<string, TreeContent | CachedFile>;
@@ -259,8 +287,15 @@ function resolveCached(builder: GitopsTreeBuilder<CachedFile>, sets: readonly Gi
     const fromFolder = new Set<string>();
     const again = new Set<RenderUnit | ReusedSet>();
     for (const [rel, content] of files) {
-      if (typeof content === 'string' || content === KEEP) continue;
-      if (content.text !== undefined) {
+      if (typeof content === 'string' || content === KEEP || isStaged(content)) continue;
+      if (content.staged) {
+        // Staged where the tree has it; anywhere else its text is gone, so its set renders again.
+        if (content.staged.rel !== rel) again.add(content.unit);
+        else {
+          files.set(rel, content.staged.file);
+          digests.set(rel, content.digest);
+        }
+      } else if (content.text !== undefined) {
         files.set(rel, content.text);
         digests.set(rel, content.digest);
       } else if (state && record?.unchanged(rel, content.digest, state.get(rel))) {
@@ -297,7 +332,7 @@ function keepUnchanged(files: Map<string, TreeContent>, known: Omit<RenderedTree
   const { state, digests } = known;
   if (!record || !state || !digests) return files;
   for (const [rel, content] of files) {
-    if (content === KEEP) continue;
+    if (typeof content !== 'string') continue;
     const digest = digests.get(rel) ?? contentDigest(content);
     digests.set(rel, digest);
     if (record.unchanged(rel, digest, state.get(rel))) files.set(rel, KEEP);
@@ -309,7 +344,7 @@ function keepUnchanged(files: Map<string, TreeContent>, known: Omit<RenderedTree
 function texts(files: ReadonlyMap<string, TreeContent>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [rel, content] of files) {
-    if (content === KEEP) throw new Error(`${rel}: kept in the folder, its text was not read`);
+    if (typeof content !== 'string') throw new Error(`${rel}: kept in the folder or staged, its text is not here`);
     out.set(rel, content);
   }
   return out;

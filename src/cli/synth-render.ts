@@ -6,7 +6,7 @@ import type { RunRecord } from '../cache/run-record.ts';
 import { compareUnits, compose, renderAll, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
-import { KEEP, outputState, writeTreeAtomically, type TreeContent } from '../sinks/atomic-tree.ts';
+import { KEEP, outputState, stageNewTree, writeTreeAtomically, type TreeContent, type TreeStage } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
 import { PARALLEL_THRESHOLD, renderParallel } from '../sinks/parallel/render-pool.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
@@ -37,6 +37,8 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   // The output folder's files now (after settling a crashed writer's leftovers), for KEEP.
   let state: Map<string, string> | undefined;
   let objects = 0;
+  // A first write of the folder: its files are written by a writer thread while the rest render.
+  let stage: TreeStage | undefined;
   const sourceOf = (parent: ParentRef) => parentSource(inventory, parent);
   if (jobs > 1 && composition.units.length >= PARALLEL_THRESHOLD) {
     // Large inputs: the same composition, split over threads; files come back in composition order.
@@ -73,34 +75,44 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
     sets.sort(compareUnits);
     files = new Map();
     const checks: CheckedSet[] = [];
-    for (const unit of sets) {
-      const rel = `${unit.id}.yaml`;
-      if ('entry' in unit) {
-        files.set(rel, KEEP);
-        digests.set(rel, unit.entry.digest);
-        checks.push({ unit, check: unit.entry.check });
-        objects += unit.entry.objects;
-        continue;
+    if (!state) stage = stageNewTree(opts.output, { inputs, files: sets.length });
+    try {
+      for (const unit of sets) {
+        const rel = `${unit.id}.yaml`;
+        if ('entry' in unit) {
+          files.set(rel, KEEP);
+          digests.set(rel, unit.entry.digest);
+          checks.push({ unit, check: unit.entry.check });
+          objects += unit.entry.objects;
+          continue;
+        }
+        let entry = cache?.get(unit, quiet(unit));
+        if (entry && kept(rel, entry)) files.set(rel, KEEP);
+        else {
+          // A miss, or a hit whose file is gone or changed: the constructs render it (the cache holds no text).
+          const rendered = renderUnit(unit);
+          const yaml = objectsToYaml(rendered);
+          entry = { digest: contentDigest(yaml), objects: rendered.length, check: checkSetObjects(rendered) };
+          cache?.set(unit, entry, quiet(unit));
+          // Staged, the text goes to the writer thread and is not kept here.
+          files.set(rel, stage ? stage.add(rel, yaml) : yaml);
+        }
+        digests.set(rel, entry.digest);
+        checks.push({ unit, check: entry.check });
+        objects += entry.objects;
       }
-      let entry = cache?.get(unit, quiet(unit));
-      if (entry && kept(rel, entry)) files.set(rel, KEEP);
-      else {
-        // A miss, or a hit whose file is gone or changed: the constructs render it (the cache holds no text).
-        const rendered = renderUnit(unit);
-        const yaml = objectsToYaml(rendered);
-        entry = { digest: contentDigest(yaml), objects: rendered.length, check: checkSetObjects(rendered) };
-        cache?.set(unit, entry, quiet(unit));
-        files.set(rel, yaml);
+      // What the API server would refuse, or two inputs rendering one object: nothing is written.
+      const setProblems = renderedSetProblems(checks, sourceOf);
+      warnings.push(...setProblems);
+      if (reportProblems(setProblems, opts.quiet)) {
+        stage?.abort();
+        return EXIT_INPUT;
       }
-      digests.set(rel, entry.digest);
-      checks.push({ unit, check: entry.check });
-      objects += entry.objects;
+      cache?.save();
+    } catch (err) {
+      stage?.abort();
+      throw err;
     }
-    // What the API server would refuse, or two inputs rendering one object: nothing is written.
-    const setProblems = renderedSetProblems(checks, sourceOf);
-    warnings.push(...setProblems);
-    if (reportProblems(setProblems, opts.quiet)) return EXIT_INPUT;
-    cache?.save();
   }
   if (opts.stdout) {
     for (const content of files.values()) {
@@ -109,7 +121,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
     }
     return EXIT_OK;
   }
-  const result = writeTreeAtomically(opts.output, files, { inputs, state });
+  const result = writeTreeAtomically(opts.output, files, { inputs, state, stage });
   record?.save(warnings, { count: files.size, objects }, files, digests, result.stats);
   process.stderr.write(`${files.size} resource sets, ${objects} objects → ${opts.output} (${result.written} written, ${result.unchanged} unchanged, ${result.removed} removed)\n`);
   return EXIT_OK;

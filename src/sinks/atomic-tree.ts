@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
 import { statKey, treeStats } from './tree-stats.ts';
+import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
 
 export { OutputError } from './output-guard.ts';
 
@@ -22,6 +23,21 @@ export interface TreeWriteOptions {
    * below) and files may be KEEP; files whose statKey is in it are not listed or walked again.
    */
   state?: ReadonlyMap<string, string>;
+  /** The tree staged while it was rendered (stageNewTree): completed and swapped in. */
+  stage?: TreeStage;
+}
+
+/**
+ * A new tree staged while it is rendered: each file given to add() is written by a writer thread
+ * while the caller renders the next ones (src/sinks/parallel/file-writer.ts). writeTreeAtomically
+ * with `{ stage }` completes it (files that differ from those added are written again, extra ones
+ * removed) and swaps it in; abort() removes it. Nothing is visible in the folder before the swap.
+ */
+export interface TreeStage {
+  /** What `files` holds for the file in the write that completes the stage. */
+  add(rel: string, content: string): StagedFile;
+  /** Removes the staged files (a no-op once the tree is written). */
+  abort(): void;
 }
 
 /**
@@ -29,7 +45,15 @@ export interface TreeWriteOptions {
  * the same statKey as the run that wrote it, with the same content digest): neither read nor written.
  */
 export const KEEP: unique symbol = Symbol('keep');
-export type TreeContent = string | typeof KEEP;
+/** A file given to a TreeStage: its text went to the writer thread and is not kept here (`stagedBytes`: its size). */
+export interface StagedFile {
+  readonly stagedBytes: number;
+}
+export type TreeContent = string | typeof KEEP | StagedFile;
+
+export function isStaged(content: unknown): content is StagedFile {
+  return typeof content === 'object' && content !== null && 'stagedBytes' in content;
+}
 
 /**
  * Updates this small (files written + removed, at most max(IN_PLACE_MIN, tree / IN_PLACE_DIVISOR))
@@ -66,6 +90,17 @@ let seq = 0;
  * checkOutputFolder refuses.
  */
 export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, TreeContent>, opts: TreeWriteOptions = {}): TreeWriteResult {
+  const stage = opts.stage as StagedTree | undefined;
+  if (stage) {
+    try {
+      return failuresAsOutputErrors(stage.target, () => {
+        settleLeftovers(stage.target, stage.path);
+        return swapIn(stage.target, files, undefined, stage);
+      });
+    } finally {
+      stage.abort();
+    }
+  }
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     makeParents(target);
@@ -97,6 +132,63 @@ export function outputState(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> 
       return undefined;
     }
   });
+}
+
+/**
+ * A TreeStage for a first write of output folder `dir` (it does not exist yet) of about `files`
+ * files; undefined when the folder exists (the write compares with it and links what is unchanged)
+ * or the tree is too small for a writer thread to pay off (CROWNLABS_PARALLEL_WRITES). Refuses
+ * what writeTreeAtomically refuses.
+ */
+export function stageNewTree(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> & { files: number }): TreeStage | undefined {
+  const from = parallelWritesFrom();
+  if (from === 0 || opts.files < from) return undefined;
+  const target = checkOutputFolder(dir, opts.inputs);
+  return failuresAsOutputErrors(target, () => {
+    makeParents(target);
+    settleLeftovers(target);
+    if (existsSync(target.path)) return undefined;
+    const path = leftoverPath(target, 'new');
+    mkdirSync(path);
+    try {
+      return new StagedTree(target, path);
+    } catch {
+      // No writer thread to be had (resource limits): the write goes on one thread, as without a stage.
+      rmSync(path, { recursive: true, force: true });
+      return undefined;
+    }
+  });
+}
+
+class StagedTree implements TreeStage {
+  readonly writer = new ParallelFileWriter();
+  /** Files added, by relative path. */
+  readonly added = new Map<string, StagedFile>();
+  private done = false;
+  constructor(
+    readonly target: OutputTarget,
+    readonly path: string,
+  ) {}
+
+  add(rel: string, content: string): StagedFile {
+    this.writer.queue(join(this.path, checkedRel(rel)), content);
+    const file = { stagedBytes: Buffer.byteLength(content) };
+    this.added.set(rel, file);
+    return file;
+  }
+
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    // The worker's last batches are written first, so that nothing recreates the folder after its removal.
+    this.writer.abort();
+    rmSync(this.path, { recursive: true, force: true });
+  }
+
+  /** Called once the tree is swapped in: nothing left to remove. */
+  installed(): void {
+    this.done = true;
+  }
 }
 
 /**
@@ -157,6 +249,7 @@ function updateInPlace(target: OutputTarget, files: ReadonlyMap<string, TreeCont
   const write: [string, string][] = [];
   const same = new Set<string>();
   for (const [rel, content] of files) {
+    if (isStaged(content)) throw new Error(`${rel}: a staged file without its stage`);
     if (content === KEEP) {
       if (!state.has(rel)) throw new Error(`${rel}: a file to keep that the folder does not hold`);
       same.add(rel);
@@ -224,10 +317,11 @@ export function listFiles(dir: string): Set<string> {
 
 /**
  * Settles what crashed writers of `target` left beside it (see above). Leftovers of a live process
- * (another writer at work) are left alone; this process's own are settled (its writes are synchronous).
+ * (another writer at work) are left alone; this process's own are settled (its writes are synchronous),
+ * but for `staging`, the tree it is staging now (stageNewTree).
  */
-export function settleLeftovers(target: OutputTarget): void {
-  const mine = leftovers(target).filter((l) => l.pid === process.pid || !alive(l.pid));
+export function settleLeftovers(target: OutputTarget, staging?: string): void {
+  const mine = leftovers(target).filter((l) => l.path !== staging && (l.pid === process.pid || !alive(l.pid)));
   const take = (l: Leftover) => mine.splice(mine.indexOf(l), 1);
   if (!existsSync(target.path)) {
     const newest = (kind: LeftoverKind, ok: (l: Leftover) => boolean) => mine.filter((l) => l.kind === kind && ok(l)).sort(byStamp).pop();
@@ -249,43 +343,65 @@ export function settleLeftovers(target: OutputTarget): void {
  * Builds the whole tree beside the folder and swaps it in. `known`, when the folder was compared
  * already: its files (marker aside) and those of `files` it holds as they are.
  */
-function swapIn(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, known?: { old: Set<string>; same: Set<string> }): TreeWriteResult {
+function swapIn(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, known?: { old: Set<string>; same: Set<string> }, stage?: StagedTree): TreeWriteResult {
   const dir = target.path;
   const exists = existsSync(dir);
   const old = known?.old ?? (exists ? listFiles(dir) : new Set<string>());
   old.delete(OUTPUT_MARKER);
   // Nothing to change (a re-render of an unchanged input): nothing is written, so nothing can break.
-  if (!known && exists && holdsExactly(dir, old, files)) return { written: 0, unchanged: files.size, removed: 0 };
-  const staging = leftoverPath(target, 'new');
+  if (!known && !stage && exists && holdsExactly(dir, old, files)) return { written: 0, unchanged: files.size, removed: 0 };
+  const staging = stage?.path ?? leftoverPath(target, 'new');
   const result: TreeWriteResult = { written: 0, unchanged: 0, removed: 0 };
-  mkdirSync(staging);
+  if (!stage) mkdirSync(staging);
   // Folders made so far: a recursive mkdir of an existing folder still costs syscalls, per file.
   const made = new Set<string>([staging]);
+  // Staged files whose content is not the one added: written once the writer is done with them.
+  const rewrite: [string, string][] = [];
   try {
     let i = 0;
     for (const [rel, content] of files) {
       const file = join(staging, checkedRel(rel));
       const parent = dirname(file);
-      if (!made.has(parent)) {
-        mkdirSync(parent, { recursive: true });
-        made.add(parent);
-      }
-      const previous = join(dir, rel);
-      if (content === KEEP || known?.same.has(rel)) {
-        // Compared already (KEEP: by the caller, against the folder's stats): linked, or copied across file systems.
-        if (!tryLink(previous, file)) copyFileSync(previous, file);
-        result.unchanged++;
-      } else if (!known && old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
-      else {
-        writeFileSync(file, content);
+      if (isStaged(content)) {
+        if (stage?.added.get(rel) !== content) throw new Error(`${rel}: a staged file this write did not stage`);
         result.written++;
+      } else if (stage?.added.has(rel)) {
+        if (content === KEEP) throw new Error(`${rel}: a file to keep in a tree staged as new`);
+        rewrite.push([file, content]);
+        result.written++;
+      } else {
+        if (!made.has(parent)) {
+          mkdirSync(parent, { recursive: true });
+          made.add(parent);
+        }
+        const previous = join(dir, rel);
+        if (content === KEEP || known?.same.has(rel)) {
+          // Compared already (KEEP: by the caller, against the folder's stats): linked, or copied across file systems.
+          if (!tryLink(previous, file)) copyFileSync(previous, file);
+          result.unchanged++;
+        } else if (!known && old.has(rel) && sameContent(previous, content) && tryLink(previous, file)) result.unchanged++;
+        else {
+          // Beside a stage, its writer takes them too (finish() shares them out).
+          if (stage) stage.writer.queue(file, content);
+          else writeFileSync(file, content);
+          result.written++;
+        }
       }
       if (++i === files.size >> 1) faultPoint('stage');
+    }
+    stage?.writer.finish();
+    for (const [file, content] of rewrite) writeFileSync(file, content);
+    for (const rel of stage?.added.keys() ?? []) {
+      if (files.has(rel)) continue;
+      rmSync(join(staging, rel), { force: true });
+      removeEmptyParents(staging, rel);
     }
     for (const rel of old) if (!files.has(rel)) result.removed++;
     // Last: a staging folder holding the marker is complete (settleLeftovers relies on it).
     writeFileSync(join(staging, OUTPUT_MARKER), OUTPUT_MARKER_TEXT);
   } catch (err) {
+    // The writer first (its last batches written), so that nothing recreates the folder.
+    stage?.writer.abort();
     rmSync(staging, { recursive: true, force: true });
     throw err;
   }
@@ -303,6 +419,7 @@ function swapIn(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, k
     rmSync(staging, { recursive: true, force: true });
     throw err;
   }
+  stage?.installed();
   faultPoint('after-install');
   rmSync(retired, { recursive: true, force: true });
   return result;
@@ -387,7 +504,7 @@ function checkedRel(rel: string): string {
 /** `dir` is a complete output folder holding exactly `files` (`old`: its files but the marker). */
 function holdsExactly(dir: string, old: ReadonlySet<string>, files: ReadonlyMap<string, TreeContent>): boolean {
   if (old.size !== files.size || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT)) return false;
-  for (const [rel, content] of files) if (content === KEEP || !old.has(rel) || !sameContent(join(dir, checkedRel(rel)), content)) return false;
+  for (const [rel, content] of files) if (typeof content !== 'string' || !old.has(rel) || !sameContent(join(dir, checkedRel(rel)), content)) return false;
   return true;
 }
 

@@ -74,34 +74,44 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
   const byNamespace = new Map<string, GitopsSet[]>();
   for (const set of sets) {
     const p = set.unit.parent;
-    if (p.kind === 'Workspace') apps.push({ name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, namespace: workspaceNamespaceName(p.name), syncWave: 1, sets: [set] });
-    else if (p.kind === 'Tenant') apps.push({ name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, namespace: tenantNamespaceName(p.name), syncWave: 2, sets: [set] });
-    else if (p.kind === 'Instance') {
+    if (p.kind === 'Instance') {
       const list = byNamespace.get(p.namespace ?? '') ?? [];
       list.push(set);
       byNamespace.set(p.namespace ?? '', list);
+    } else {
+      const app = singleSetApplication(set);
+      if (app) apps.push(app);
     }
-    // InstanceSnapshot sets stay out of git: one-shot Jobs whose outcome only the controller follows.
   }
-  for (const [ns, list] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    // Instances in name order, packed into chunks of at most maxObjects objects.
-    const chunks: GitopsSet[][] = [[]];
-    let count = 0;
-    for (const set of list) {
-      if (count + set.objectCount > maxObjects && chunks[chunks.length - 1].length > 0) {
-        chunks.push([]);
-        count = 0;
-      }
-      chunks[chunks.length - 1].push(set);
-      count += set.objectCount;
-    }
-    chunks.forEach((chunk, i) => {
-      // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
-      const suffix = chunks.length > 1 ? `.${i + 1}` : '';
-      apps.push({ name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, namespace: ns, syncWave: 3, sets: chunk });
-    });
-  }
+  for (const [ns, list] of [...byNamespace].sort(([a], [b]) => (a < b ? -1 : 1))) apps.push(...instanceApplications(ns, list, maxObjects));
   return apps;
+}
+
+/** The Application of a Workspace's or Tenant's set; none for an InstanceSnapshot's (one-shot Jobs whose outcome only the controller follows). */
+export function singleSetApplication(set: GitopsSet): GitopsApp | undefined {
+  const p = set.unit.parent;
+  if (p.kind === 'Workspace') return { name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, namespace: workspaceNamespaceName(p.name), syncWave: 1, sets: [set] };
+  if (p.kind === 'Tenant') return { name: `crownlabs-tenant-${p.name}`, folder: `tenants/${p.name}`, namespace: tenantNamespaceName(p.name), syncWave: 2, sets: [set] };
+  return undefined;
+}
+
+/** The Applications of namespace `ns`'s Instance sets (`list`, in name order): chunks of at most maxObjects objects. */
+export function instanceApplications(ns: string, list: readonly GitopsSet[], maxObjects: number): GitopsApp[] {
+  const chunks: GitopsSet[][] = [[]];
+  let count = 0;
+  for (const set of list) {
+    if (count + set.objectCount > maxObjects && chunks[chunks.length - 1].length > 0) {
+      chunks.push([]);
+      count = 0;
+    }
+    chunks[chunks.length - 1].push(set);
+    count += set.objectCount;
+  }
+  // `.n`: a namespace name has no dot, so chunk 1 of `tenant-x` is never the namespace `tenant-x-1`.
+  return chunks.map((chunk, i) => {
+    const suffix = chunks.length > 1 ? `.${i + 1}` : '';
+    return { name: `crownlabs-instances-${ns}${suffix}`, folder: `instances/${ns}${suffix}`, namespace: ns, syncWave: 3, sets: chunk };
+  });
 }
 
 export function objectFileName(obj: KubeObject): string {

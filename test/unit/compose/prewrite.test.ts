@@ -1,7 +1,7 @@
 // #14.10: two inputs that render the same object (kind, namespace, name) are an error in every
 // sink, naming both inputs; so is a set that renders an object twice.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +118,12 @@ describe('every sink refuses before writing', () => {
     const s = crownlabs(['synth', '-f', dir, '--config', config, '--stdout']);
     expectRefused(s);
     expect(s.stdout).toBe('');
+  });
+  it('synth and gitops staging their files on a writer thread while they render (a first write): nothing in the folder or beside it', () => {
+    const out = join(outs, 'staged');
+    expectRefused(crownlabs(['synth', '-f', dir, '--config', config, '-o', out], ROOT, { CROWNLABS_PARALLEL_WRITES: '1' }));
+    expectRefused(crownlabs(['gitops', '-f', dir, '--config', config, '-o', `${out}-gitops`], ROOT, { CROWNLABS_PARALLEL_WRITES: '1' }));
+    expect(readdirSync(outs).filter((n) => n.includes('staged'))).toEqual([]);
   });
   it('gitops and validate', () => {
     const out = join(outs, 'gitops');

@@ -86,6 +86,19 @@ describe('a crash while synth rebuilds its folder', () => {
     expect(leftovers(out)).toEqual([]);
   });
 
+  // A first write, staged on a writer thread while the sets render (CROWNLABS_PARALLEL_WRITES=1: even the small lab).
+  it.each(['stage', 'staged'])('a first write staged while it renders, killed at %s: no folder; the next run settles and writes it', (point) => {
+    const out = join(mkdtempSync(join(root, `synth-first-${point}-`)), 'dist');
+    const staged = { CROWNLABS_PARALLEL_WRITES: '1' };
+    expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], point, staged).signal).toBe('SIGKILL');
+    expect(tree(out)).toBe('missing');
+    expect(leftovers(out)).toHaveLength(1);
+    const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], undefined, staged);
+    expect(next.code).toBe(0);
+    expect(tree(out)).toEqual(golden.synthNew);
+    expect(leftovers(out)).toEqual([]);
+  });
+
   it('gitops: the same, and a partial staging folder of a dead run is removed by the next run', () => {
     const out = join(mkdtempSync(join(root, 'gitops-')), 'gitops');
     cpSync(join(root, 'golden', 'gitopsOld'), out, { recursive: true });

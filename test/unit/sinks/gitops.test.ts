@@ -10,7 +10,9 @@ import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { loadConfig, type ComposerConfig } from '../../../src/config/config.ts';
 import { OUTPUT_MARKER } from '../../../src/output-marker.ts';
 import { listFiles, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
-import { gitopsFiles, objectSyncWave } from '../../../src/sinks/gitops.ts';
+import { gitopsFiles, GitopsTreeBuilder, objectSyncWave } from '../../../src/sinks/gitops.ts';
+import { GitopsStager, type StageableFile } from '../../../src/sinks/gitops-stage.ts';
+import { compareUnits } from '../../../src/compose/compose.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const CONFIG_FILE = join(ROOT, 'examples', 'crownlabs.config.yaml');
@@ -147,6 +149,36 @@ describe('gitops layout', () => {
   it('is the same bytes on every run', () => {
     const again = gitopsFiles(exampleSets(), exampleConfig());
     expect([...again]).toEqual([...files]);
+  });
+});
+
+describe('files staged while they render (GitopsStager, a first write)', () => {
+  // Chunked namespaces included: their folders are known only once the namespace's last set came.
+  it.each([1000, 8, 1])('stages every set file under the path the tree gives it (gitopsMaxObjectsPerApp %i)', (max) => {
+    const config = exampleConfig({ gitopsMaxObjectsPerApp: max });
+    const sets = exampleSets(config).sort((a, b) => compareUnits(a.unit, b.unit));
+    const staged = new Map<string, string>();
+    const stage = { add: (rel: string, text: string) => (staged.set(rel, text), { stagedBytes: Buffer.byteLength(text) }), abort: () => {} };
+    const stager = new GitopsStager(stage, max);
+    const builder = new GitopsTreeBuilder<StageableFile>(config);
+    for (const set of sets) {
+      const files = builder.renderedFilesOf(set).files.map(([name, text]): [string, StageableFile] => [name, { text }]);
+      builder.prime(set.unit, { ...builder.renderedFilesOf(set), files });
+      stager.push({ unit: set.unit, objectCount: set.objects.length }, files);
+    }
+    stager.flush();
+    const tree = builder.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
+    const want = gitopsFiles(sets, config);
+    const setFiles = [...want.keys()].filter((rel) => /^(workspaces|tenants|instances)\//.test(rel) && !rel.endsWith('/kustomization.yaml'));
+    expect([...staged.keys()].sort()).toEqual(setFiles.sort());
+    for (const [rel, text] of staged) {
+      expect(text).toBe(want.get(rel));
+      // Where the tree holds it, the text is gone and the file says where it was staged.
+      const file = tree.get(rel) as StageableFile;
+      expect(file.text).toBeUndefined();
+      expect(file.staged?.rel).toBe(rel);
+    }
+    if (max === 1) expect(setFiles.some((rel) => /^instances\/[^/]+\.2\//.test(rel))).toBe(true);
   });
 });
 
