@@ -181,6 +181,8 @@ export function sourcesHash(root, entry, dirs) {
 export const CLI_ENTRY = 'src/cli/main.ts';
 /** The render worker of `-j N`. */
 export const RENDER_WORKER_ENTRY = 'src/sinks/parallel/render-worker.ts';
+/** The validation thread of `validate`. */
+export const VALIDATE_WORKER_ENTRY = 'src/validate/validate-worker.ts';
 /** The product's entry modules (what `npm run build` bundles ahead of time). */
-export const PRODUCT_ENTRIES = [CLI_ENTRY, RENDER_WORKER_ENTRY];
+export const PRODUCT_ENTRIES = [CLI_ENTRY, RENDER_WORKER_ENTRY, VALIDATE_WORKER_ENTRY];
 

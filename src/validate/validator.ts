@@ -204,28 +204,41 @@ export function validateRenderedSets(
   return { problems, objects, sets: sets.length, ms: performance.now() - start };
 }
 
+/** The issues of one rendered object that has any, with what names it in a problem. */
+export interface RenderedObjectIssues {
+  kind: string;
+  /** `namespace/name`, or `name`; undefined when the object has no string name. */
+  name?: string;
+  issues: ObjectIssue[];
+}
+
+/** The issues of a set's rendered objects, only for those that have any (the part a validation thread does). */
+export function renderedObjectIssues(rendered: readonly unknown[], validator: RenderedObjectValidator): RenderedObjectIssues[] {
+  const out: RenderedObjectIssues[] = [];
+  for (const object of rendered) {
+    const issues = validator.validate(object);
+    if (issues.length === 0) continue;
+    const meta = (object as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)?.metadata;
+    const name = typeof meta?.name === 'string' ? (typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : undefined;
+    out.push({ kind: String((object as { kind?: unknown } | undefined)?.kind ?? ''), name, issues });
+  }
+  return out;
+}
+
+/** The problems of one set's object issues: each names the set, the object, the field and the input it came from. */
+export function setIssueProblems(unit: RenderedSet['unit'], found: readonly RenderedObjectIssues[], sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
+  if (found.length === 0) return [];
+  const src = sourceOf?.(unit.parent);
+  const from = `rendered for ${parentKey(unit.parent)}${src ? ` from ${src.file}, document ${src.document}` : ''}`;
+  return found.flatMap(({ kind, name, issues }) => issues.map((issue): Problem => ({ severity: 'error', file: unit.id, kind, name, field: issue.field, message: `${issue.message} (${from})` })));
+}
+
 /**
  * The schema problems of one rendered set (collisions between sets aside): what validateRenderedSets
  * reports for it, so that a caller can validate sets as they are rendered and drop their objects.
  */
 export function validateRenderedSet(set: RenderedSet, validator: RenderedObjectValidator, sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
-  const problems: Problem[] = [];
-  const { unit, objects: rendered } = set;
-  let from: string | undefined;
-  for (const object of rendered) {
-    const issues = validator.validate(object);
-    if (issues.length === 0) continue;
-    if (from === undefined) {
-      const src = sourceOf?.(unit.parent);
-      from = `rendered for ${parentKey(unit.parent)}${src ? ` from ${src.file}, document ${src.document}` : ''}`;
-    }
-    const meta = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
-    const name = typeof meta?.name === 'string' ? (typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : undefined;
-    for (const issue of issues) {
-      problems.push({ severity: 'error', file: unit.id, kind: String((object as { kind?: unknown }).kind ?? ''), name, field: issue.field, message: `${issue.message} (${from})` });
-    }
-  }
-  return problems;
+  return setIssueProblems(set.unit, renderedObjectIssues(set.objects, validator), sourceOf);
 }
 
 function escape(seg: string): string {

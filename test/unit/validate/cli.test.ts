@@ -42,6 +42,24 @@ describe('crownlabs validate', () => {
     expect(v.stdout).toBe('');
   });
 
+  // A 65-character Instance name passes the input schema, but its Service and label values cannot exist.
+  it('schema problems of rendered objects: the same lines on a second thread (-j 2, the default) as on one (-j 1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'validate-long-'));
+    const input = join(dir, 'lab.yaml');
+    const long = `inst-${'x'.repeat(60)}`;
+    writeFileSync(input, lab({ env: [{ environmentType: 'Container' }, { name: 'vm', environmentType: 'VirtualMachine' }], instanceMeta: { name: long } }));
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
+    const threaded = crownlabs(['validate', '-f', input, '--config', config]);
+    const single = crownlabs(['validate', '-f', input, '--config', config, '-j', '1']);
+    expect(threaded.code).toBe(1);
+    expect(single.code).toBe(1);
+    expect(errorLines(threaded.stderr).length).toBeGreaterThan(3);
+    expect(threaded.stderr).toContain(`Service tenant-john-doe/${long}-env0): error: metadata.name: invalid name`);
+    expect(threaded.stderr).toBe(single.stderr);
+    expect(crownlabs(['validate', '-f', input, '--config', config, '-j', 'two']).code).toBe(2);
+  });
+
   it('a missing input and a bad config value are input errors (exit 1)', () => {
     expect(crownlabs(['validate', '-f', 'no/such/folder']).code).toBe(1);
     const r = crownlabs(['validate', '-f', LAB, '--target-label', 'no-equals-sign']);
