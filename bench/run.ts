@@ -124,7 +124,7 @@ and defaults; **watch** = one edited Instance in \`gitops --watch\` (re-parse, r
 lab written as one file per tenant namespace (parse, validate, render, atomic write): **cold** = empty
 render cache and no output folder; **warm, unchanged** = the same again (every set from the render
 cache, nothing written); **warm, 1 Instance changed** = one Instance edited, the rest from the cache;
-**-j 2** = both cores, no render cache; **validate** = render + offline schema validation;
+**-j 2** = both cores, no render cache; **validate** = render + offline schema validation (the check on a second thread: \`-j 2\`, its default);
 **render 20k / 5k** = the scale check: ratios of the in-memory render's time and peak RSS at 4× the lab.
 `;
 // Keep the section bench/controller.ts writes (it needs the test cluster, so it runs on its own).

@@ -38,6 +38,7 @@ export interface GitopsSet {
 export { gitopsConfigProblems } from './gitops-config.ts';
 
 const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
+const APPS_PER_CHART = 256;
 const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 
 /**
@@ -449,13 +450,18 @@ export class GitopsTreeBuilder<C = string> {
     const c = this.config;
     const base = c.gitopsPath.replace(/\/+$/, '');
     const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, namespace: app.namespace, syncWave: app.syncWave }));
-    const objects = renderChart((a) => new GitopsAppsChart(a, 'apps', { apps: props, argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }));
-    const byName = new Map(objects.map((o) => [o.metadata.name, o]));
-    for (const app of missing) {
-      const obj = byName.get(app.name)!;
-      const files: [string, string] = [objectFileName(obj), objectToYaml(obj)];
-      this.appYaml.set(this.applicationKey(app), files);
-      this.store?.set(this.applicationKey(app), files);
+    // In charts of APPS_PER_CHART: one chart per Application costs an App each, one chart of all
+    // 2,000 a cold 5k tree holds all their constructs at once.
+    for (let start = 0; start < missing.length; start += APPS_PER_CHART) {
+      const chunk = props.slice(start, start + APPS_PER_CHART);
+      const objects = renderChart((a) => new GitopsAppsChart(a, 'apps', { apps: chunk, argocdNamespace: c.argocdNamespace, project: c.argocdProject, repoUrl: c.gitopsRepoUrl, revision: c.gitopsRevision }));
+      const byName = new Map(objects.map((o) => [o.metadata.name, o]));
+      for (const app of missing.slice(start, start + APPS_PER_CHART)) {
+        const obj = byName.get(app.name)!;
+        const files: [string, string] = [objectFileName(obj), objectToYaml(obj)];
+        this.appYaml.set(this.applicationKey(app), files);
+        this.store?.set(this.applicationKey(app), files);
+      }
     }
   }
 }

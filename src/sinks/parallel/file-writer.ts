@@ -41,6 +41,8 @@ parentPort.on('message', (m) => {
 /** Files a batch carries to the worker, and how many it may have waiting (bounds the copies in flight). */
 const BATCH = 32;
 const AHEAD = 4 * BATCH;
+/** Files queued here at most: beyond, the worker is behind and this thread writes too (bounds the texts held). */
+const BACKLOG = 1024;
 /** Without progress for this long the worker is taken for dead. */
 const STALL_MS = 30_000;
 
@@ -56,7 +58,8 @@ export function parallelWritesFrom(): number {
  * worker writes while this thread goes on), `finish()` writes the rest from the back of the queue
  * while the worker takes batches from the front, waits for it, and returns once every file is
  * written; folders are made as needed. A text handed to the worker is dropped here (the caller
- * need not keep it either: a large tree's text is not held twice). The first error of either
+ * need not keep it either: a large tree's text is not held twice); when the worker falls behind
+ * by BACKLOG files, queue() writes the file itself, so the texts waiting stay few. The first error of either
  * thread is thrown by finish(), with its `code`, as writeFileSync would throw it. Synchronous to
  * its callers: finish() blocks on shared memory, not on this thread's event loop.
  */
@@ -71,6 +74,8 @@ export class ParallelFileWriter {
   private posted = 0;
   private readonly made = new Set<string>();
   private ended = false;
+  /** The first error of a write done by queue(), thrown by finish(). */
+  private failure?: unknown;
 
   constructor() {
     const errors = this.errors.port2;
@@ -89,6 +94,14 @@ export class ParallelFileWriter {
   }
 
   queue(path: string, content: string): void {
+    if (this.paths.length - this.posted >= BACKLOG) {
+      try {
+        if (this.failure === undefined) this.writeFile(path, content);
+      } catch (err) {
+        this.failure = err;
+      }
+      return;
+    }
     this.paths.push(path);
     this.contents.push(content);
     if (this.paths.length - this.posted >= BATCH && this.waiting() < AHEAD) this.post(this.paths.length);
@@ -105,6 +118,7 @@ export class ParallelFileWriter {
       this.end();
     }
     this.awaitWorker();
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Ends the worker once it wrote what it was given (at most a few batches), so the caller can remove its folder. */
@@ -128,13 +142,17 @@ export class ParallelFileWriter {
   }
 
   private write(i: number): void {
-    const dir = dirname(this.paths[i]);
+    this.writeFile(this.paths[i], this.contents[i]!);
+    this.contents[i] = undefined;
+  }
+
+  private writeFile(path: string, content: string): void {
+    const dir = dirname(path);
     if (!this.made.has(dir)) {
       mkdirSync(dir, { recursive: true });
       this.made.add(dir);
     }
-    writeFileSync(this.paths[i], this.contents[i]!);
-    this.contents[i] = undefined;
+    writeFileSync(path, content);
   }
 
   private end(): void {

@@ -16,9 +16,10 @@ const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, 
 const sample = (n: number, tag = '') => new Map(Array.from({ length: n }, (_, i): [string, string] => [`ns-${i % 10}/set-${i}.yaml`, `name: set-${i}${tag}\nnote: é€${'x'.repeat(i % 97)}\n`]));
 
 describe('ParallelFileWriter', () => {
+  // 3,000 files queued at once: the worker falls behind, and past its backlog this thread writes them itself.
   it('writes every queued file, in new folders, with its exact bytes', () => {
     const dir = tmp('pw-');
-    const want = sample(700);
+    const want = sample(3000);
     const writer = new ParallelFileWriter();
     for (const [rel, text] of want) writer.queue(join(dir, rel), text);
     writer.finish();
@@ -28,12 +29,12 @@ describe('ParallelFileWriter', () => {
   // The first files go to the worker, the last ones are written by this thread: an error in either surfaces.
   it.each([
     ['first', 0],
-    ['last', 699],
+    ['last', 2999],
   ])('a file that cannot be written (the %s one) fails finish() with its code (its folder is a file)', (_, bad) => {
     const dir = tmp('pw-');
     writeFileSync(join(dir, 'blocker'), 'a file, not a folder\n');
     const writer = new ParallelFileWriter();
-    [...sample(700)].forEach(([rel, text], i) => writer.queue(join(dir, i === bad ? 'blocker/x.yaml' : rel), text));
+    [...sample(3000)].forEach(([rel, text], i) => writer.queue(join(dir, i === bad ? 'blocker/x.yaml' : rel), text));
     expect(() => writer.finish()).toThrow(expect.objectContaining({ code: 'EEXIST', path: join(dir, 'blocker') }));
   });
 });
