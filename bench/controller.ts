@@ -21,6 +21,7 @@ import { installCrds } from '../test/integration/global-setup.ts';
 import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
+import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
@@ -288,13 +289,15 @@ try {
   // The controller runs from an esbuild bundle, as `crownlabs controller` does (bin/crownlabs.js).
   const childScript = (await bundledEntry('bench/controller-child.ts', [...SOURCE_DIRS, 'bench'])).pathname;
   const startChild = async (user: string, qps: string, burst: string) => {
-    const c = fork(childScript, [userKubeconfig(user), qps, burst, String(WORKERS)], { execArgv: ['--expose-gc', ...NODE_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // The controller's environment as its Deployment sets it (constructs/platform/controller-shard.ts).
+    const childEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX };
+    const c = fork(childScript, [userKubeconfig(user), qps, burst, String(WORKERS)], { execArgv: ['--expose-gc', ...NODE_FLAGS], env: childEnv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.push(c);
     const ready = await new Promise<{ rssMb: number; importRssMb: number }>((r) => c.once('message', (m) => r(m as { rssMb: number; importRssMb: number })));
     return { c, ready };
   };
   const { c: child, ready: started } = await startChild(USERS[0]!, String(QPS), String(BURST));
-  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'} |`);
+  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX} (the Deployment's: ${CONTROLLER_MALLOC_ARENA_MAX}) |`);
   const t00 = Date.now();
   await createAll([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mydrive-pvcs' } }]);
   await createAll([...of('Workspace'), ...of('Tenant')]);

@@ -93,6 +93,8 @@ describe('issue 8: the rendered install', () => {
     expect(args[args.indexOf('--target-label') + 1]).toBe('crownlabs.polito.it/operator-selector=exam');
     expect(args[args.indexOf('--namespace-whitelist') + 1]).toBe('crownlabs.polito.it/operator-selector=exam');
     expect(args[args.indexOf('--leader-election-id') + 1]).toBe('crownlabs-composer-exam');
+    // Two glibc malloc arenas (bench/RESULTS.md: −9 MB of a burst's peak RSS).
+    for (const d of ctl) expect(d.spec.template.spec.containers[0].env).toContainEqual({ name: 'MALLOC_ARENA_MAX', value: '2' });
     const role = of('Role').find((r) => r.metadata.name === 'crownlabs-controller-leader-election');
     expect(role.rules[1].resourceNames).toEqual(['crownlabs-composer-prod', 'crownlabs-composer-exam']);
     expect(of('PodDisruptionBudget').map((p) => p.metadata.name)).toEqual(['crownlabs-controller-prod', 'crownlabs-controller-exam', 'ssh-bastion']);
