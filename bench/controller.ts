@@ -55,7 +55,25 @@ const env = {
   TEST_CLUSTER_AUDIT_POLICY: auditPolicy,
 };
 /** Written by hand from runs of this bench (issue #16): what the rows mean, and what changed them. */
-const READING = `Reading these numbers (issue #16, target 1). **Round 2, 2026-11-27 03:04–04:11** (Node v20.20.2, 2 × Intel
+const READING = `Reading these numbers (issue #16, target 1). **Round 3, 2026-11-27 07:55–08:40** (2 × Intel Xeon,
+Node v20.20.2, nothing else running; the machine ran ~30% slower after 08:20 than before: the CLI
+bench's in-memory render of the 5k lab took 1.85 s at 08:32, 1.40 s at 06:21, so the rows above,
+8.59 CPU-s per 1k, compare with the 7.07–7.31 of the quiet runs of 04:16–04:53 only through that):
+- Kept: the controller's Deployment sets \`MALLOC_ARENA_MAX=2\` (glibc otherwise keeps up to 8
+  malloc arenas per core, each holding freed memory), and this bench runs the controller with the
+  Deployment's value. Two alternating pairs (BENCH_TOTAL=1000, no default-flags burst): the burst's
+  peak RSS **180, 181 MB** against 189, 190 MB without it; after GC with the 1k Instances 159, 174
+  against 168, 176 MB; the run's peak 186, 186 against 196, 195 MB; CPU-s per 1k 7.09, 8.22 against
+  7.00, 9.35 (loads 2–4: noise). **≤ 150 MB in the burst: still missed**: V8's heap after GC is
+  43–55 MB; the rest of the RSS is the code, Node itself, sockets and allocator slack.
+- A CPU profile of a whole run (\`BENCH_NODE_FLAGS=--cpu-prof\`, 11.8 s busy): the watch streams'
+  line handler with its \`JSON.parse\` 1.0 s self (every child's update, managedFields included: the
+  API server sends them in watch events whatever the client asks), the answers' handler 0.4 s,
+  \`writev\` 0.6 s, Node's HTTP client (ClientRequest, agent, socket) ~0.8 s self, GC 0.8 s,
+  compose + render ~0.6 s. No single cut left of the size the target needs (≤ 5 CPU-s per 1k):
+  **missed**.
+
+**Round 2, 2026-11-27 03:04–04:11** (Node v20.20.2, 2 × Intel
 Xeon, 24 GiB, shared with two other helpers and the lead: load 4–10 during the bursts, so compare only
 within this table). Alternating runs of the same harness, BENCH_TOTAL=1000 BENCH_DEFAULT_BURST=0, base =
 e1fb2bb, new = this round's code (run 1: the status-echo shortcut below, alone; runs 3 and 5: it and the
