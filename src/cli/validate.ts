@@ -4,7 +4,7 @@ import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
 import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
-import { renderedObjectIssues, setIssueProblems, sharedValidator, type CompileTiming } from '../validate/validator.ts';
+import { setIssueProblems, sharedValidator, validateRenderedSet, type CompileTiming } from '../validate/validator.ts';
 import { ValidationThread } from '../validate/validation-thread.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinIfNamed, stdinUsageError } from './stdin.ts';
@@ -76,7 +76,7 @@ async function check(opts: ValidateOptions, config: ComposerConfig, thread: Vali
     const t1 = performance.now();
     if (thread) thread.add(set.objects);
     else {
-      found.push(...setIssueProblems(unit, renderedObjectIssues(set.objects, validator!), sourceOf));
+      found.push(...validateRenderedSet(set, validator!, sourceOf));
       validateMs += performance.now() - t1;
     }
     renderMs += t1 - t0;

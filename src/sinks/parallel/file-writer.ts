@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
 /*
- * Creating a file costs the kernel ~130 µs on this project's machines (ext4: 25k files of a gitops
- * tree ~3.3 s of system time), more than rendering its object. A second thread writing half of
- * them, or writing while this thread still renders, takes that time off the wall clock
- * (docs/benchmarks.md). The worker only creates folders and writes bytes it is given: no module of
+ * Creating a file costs the kernel 20–300 µs on this project's machines (ext4, varying from minute
+ * to minute: a gitops tree's 25k files 0.5–7 s of system time), at the slow end more than rendering
+ * its object. A second thread writing them while this thread still renders takes that time off the
+ * wall clock (docs/benchmarks.md). The worker only creates folders and writes bytes it is given: no module of
  * ours runs in it, so it starts in ~30 ms whatever loads the main thread (bundle or sources).
  */
 const WORKER_SOURCE = `
