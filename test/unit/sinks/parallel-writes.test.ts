@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
 import { listFiles, OutputError, stageNewTree, writeTreeAtomically, type TreeContent } from '../../../src/sinks/atomic-tree.ts';
-import { ParallelFileWriter } from '../../../src/sinks/parallel/file-writer.ts';
+import { ParallelFileWriter, parallelWritesFrom } from '../../../src/sinks/parallel/file-writer.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
@@ -68,6 +68,13 @@ describe('a tree staged while it renders (stageNewTree)', () => {
     want.set('late/added.yaml', 'not staged\n');
     expect(tree(dir)).toEqual(new Map([...want].sort(([a], [b]) => (a < b ? -1 : 1))));
     expect(readdirSync(root)).toEqual(['dist']);
+  });
+
+  it('CROWNLABS_PARALLEL_WRITES: a whole number ≥ 0 is the threshold (0: never); anything else is the default, 512', () => {
+    for (const [value, want] of [['0', 0], ['1', 1], ['2000', 2000], ['', 512], ['abc', 512], ['-1', 512], ['1.5', 512], ['1e400', 512], [' 7 ', 7]] as const) {
+      process.env.CROWNLABS_PARALLEL_WRITES = value;
+      expect(parallelWritesFrom(), JSON.stringify(value)).toBe(want);
+    }
   });
 
   it('abort() removes what was staged; a folder that exists is not staged (the write compares with it)', () => {
