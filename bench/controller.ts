@@ -55,7 +55,30 @@ const env = {
   TEST_CLUSTER_AUDIT_POLICY: auditPolicy,
 };
 /** Written by hand from runs of this bench (issue #16): what the rows mean, and what changed them. */
-const READING = `Reading these numbers (issue #16, target 1). **Round 3, 2026-11-27 07:55–08:40** (2 × Intel Xeon,
+const READING = `Reading these numbers (issue #16, target 1). **Round 4, 2026-11-27 09:35–10:26** (2 × Intel Xeon,
+Node v20.20.2, nothing else running; alternating runs, BENCH_TOTAL=1000, no default-flags burst):
+- What the controller reads (counted in a burst run, 1k Instances until all Ready): ~21,000 watch
+  events, 52 MB of JSON (Deployment updates 9.2 MB at 7.8 KB each, Instance updates 6.1 MB, VM and
+  VMI updates 9.2 MB, ResourceQuota \`used\` updates 4.1 MB that nothing reconciles on), and ~5,500
+  answers. Their line handler with \`JSON.parse\` is 1.09 s of a 12.7 s busy profile, the answers'
+  0.46 s.
+- The rows above: this round's final code, one whole run at 10:36–10:45: 9.59 CPU-s per 1k in the
+  burst, where the previous code's runs of the same hour gave 8.30–9.24 (the machine's speed moves
+  as much); 1,000 full Instance reconciles; the burst's peak RSS 182 MB, 160 MB after GC with 5k.
+- Measured and dropped: **HTTP/2** (one connection for every request and watch, as client-go).
+  Alone against the API server (4,000 applies, 8 at a time, one watch) it cost 13% less CPU than
+  HTTP/1.1 keep-alive (1.63–1.66 vs 1.91–1.93 s); in the controller it cost more. Burst CPU-s per
+  1k, first pair: HTTP/2 **8.99, 9.05** against 8.30, 8.38; second pair (with the change below):
+  HTTP/2 **10.23, 9.80** against HTTP/1.1 9.04, and 9.24, 8.57 without the change; peak RSS +4 to
+  +8 MB. It also let the echo of an Instance's metadata patch come before the patch's answer in ~1
+  of 3 Instances (the answer queued behind watch events on the one connection), each then
+  reconciled in full a second time (1,336–1,375 full reconciles against 1,027–1,034).
+- Kept: a write's echo that comes before its answer is known as ours (\`Informer.write\`: the
+  object's events wait for the answer): 1,000 full reconciles per 1k Instances in each of the three
+  runs that had it, against 1,027–1,034 without; CPU within the noise (HTTP/1.1: 9.04 against
+  9.24 and 8.57).
+
+**Round 3, 2026-11-27 07:55–08:40** (2 × Intel Xeon,
 Node v20.20.2, nothing else running; the machine ran ~30% slower after 08:20 than before: the CLI
 bench's in-memory render of the 5k lab took 1.85 s at 08:32, 1.40 s at 06:21, so the rows above,
 8.59 CPU-s per 1k, compare with the 7.07–7.31 of the quiet runs of 04:16–04:53 only through that):

@@ -103,10 +103,9 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
     }
     if (live) ctx.log.debug({ object: id, field: firstDifference(obj, live) }, 'drift: applying');
     try {
-      const res = await serverSideApply(ctx.client, obj);
       // The answer is the live object: the next reconcile (and this one's status) reads it
       // before the watch brings it, and the watch event echoing it does not requeue the parent.
-      ctx.caches.noteWritten(res);
+      const res = await ctx.caches.write(obj, () => serverSideApply(ctx.client, obj));
       out.applied++;
       out.live.set(id, res);
       ctx.metrics.applies.inc({ kind: obj.kind });

@@ -110,6 +110,12 @@ export class Caches {
     if (o?.apiVersion && o.kind && o.metadata?.name) this.informerOf(o.apiVersion, o.kind)?.noteWritten(o);
   }
 
+  /** A write of ours to `obj` (`Informer.write`: its echo is known as ours even before the answer). */
+  write<T>(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }, send: () => Promise<T>): Promise<T> {
+    const inf = this.informerOf(obj.apiVersion, obj.kind);
+    return inf ? inf.write(obj.metadata.namespace, obj.metadata.name, send) : send();
+  }
+
   /** The live object of a rendered object, from the cache of its kind. */
   liveOf(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): CachedObject | undefined {
     return this.child(obj.apiVersion, obj.kind)?.get(obj.metadata.namespace, obj.metadata.name);

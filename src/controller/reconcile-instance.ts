@@ -72,12 +72,14 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
   if (!instance.spec.prettyName) patch.spec = { prettyName: prettyNameFor(live.metadata.uid ?? `${namespace}/${name}`) };
   if (patch.metadata || patch.spec) {
-    const updated = await ctx.client.request<CachedObject>('PATCH', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
-      body: patch,
-      contentType: 'application/merge-patch+json',
-    });
-    // Compose from what the server now holds; its watch event (the echo) does not requeue us.
-    ctx.caches.instances.noteWritten(updated);
+    // Compose from what the server now holds; its watch event (the echo) does not requeue us,
+    // even when it comes before the answer.
+    const updated = await ctx.caches.write(live, () =>
+      ctx.client.request<CachedObject>('PATCH', ctx.client.path(live!.apiVersion, 'Instance', namespace, name), {
+        body: patch,
+        contentType: 'application/merge-patch+json',
+      }),
+    );
     live = ctx.caches.instances.get(namespace, name) ?? live;
     instance = { ...instance, metadata: { ...instance.metadata, ...updated.metadata }, spec: { ...instance.spec, ...(patch.spec ?? {}) } } as Instance;
     inv.upsert(instance, inv.sourceOf(inv.instances.get(`${namespace}/${name}`)!));

@@ -7,7 +7,8 @@
  * Read-your-writes: the server's answer to one of our writes (`noteWritten`, `noteDeleted`) is
  * what `get` returns until the watch delivers that very resourceVersion. So a reconcile that runs
  * right after our own write (before its watch event) neither repeats the write nor derives a
- * status from the older copy; and handlers are told when an event only echoes our write.
+ * status from the older copy; and handlers are told when an event only echoes our write, also
+ * when the echo comes before the answer (`write`).
  */
 import { COMPOSER } from '../model/labels.ts';
 import { jitter, KubeApiError, type KubeClient, type WatchHandle } from './client.ts';
@@ -47,6 +48,14 @@ interface PendingWrite {
   at: number;
 }
 
+/** A watch event (already in the cache) whose handlers wait for the answer to a write of ours. */
+interface HeldEvent {
+  type: InformerEvent;
+  obj: CachedObject;
+  old: CachedObject | undefined;
+  own: boolean;
+}
+
 /** How long an answer stands in for the watch (a watch that lags longer: the cache is used again). */
 export const PENDING_WRITE_TTL_MS = 60_000;
 
@@ -73,6 +82,8 @@ export class Informer {
   private readonly indexers = new Map<string, { fn: (o: CachedObject) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandler[] = [];
   private readonly pending = new Map<string, PendingWrite>();
+  /** Keys with writes of ours in flight (`write`): their events wait for the answers. */
+  private readonly inFlight = new Map<string, { writes: number; answers: Set<string>; held: HeldEvent[] }>();
   private writesSinceSweep = 0;
   private resourceVersion = '';
   private watchHandle?: WatchHandle;
@@ -134,6 +145,35 @@ export class Informer {
     const prevRv = prev?.obj?.metadata.resourceVersion;
     if (prevRv && prevRv !== rv) earlier.add(prevRv);
     this.setPending(key, { obj, earlier, at: Date.now() });
+  }
+
+  /**
+   * Sends a write of one object (`send`) and notes its answer. The watch may bring the write's
+   * echo before the answer is read (they travel on different connections): the object's events
+   * that come meanwhile enter the cache at once, but their handlers run once the answer is in,
+   * and are told which one was the echo. `send` failing releases them as they are.
+   */
+  async write<T>(namespace: string | undefined, name: string, send: () => Promise<T>): Promise<T> {
+    const key = namespace ? `${namespace}/${name}` : name;
+    let w = this.inFlight.get(key);
+    if (!w) this.inFlight.set(key, (w = { writes: 0, answers: new Set(), held: [] }));
+    w.writes++;
+    let answer: T | undefined;
+    try {
+      answer = await send();
+      return answer;
+    } finally {
+      const written = answer as CachedObject | undefined;
+      const rv = written?.metadata?.resourceVersion;
+      if (rv) {
+        this.noteWritten(written);
+        w.answers.add(rv);
+      }
+      if (--w.writes === 0) {
+        this.inFlight.delete(key);
+        for (const e of w.held) this.emit(e.type, e.obj, e.old, e.own || (e.obj.metadata.resourceVersion !== undefined && w.answers.has(e.obj.metadata.resourceVersion)));
+      }
+    }
   }
 
   /** Records that we deleted an object (it is gone, not terminating). */
@@ -319,13 +359,13 @@ export class Informer {
     const key = cacheKey(obj);
     const old = this.store.get(key);
     const own = this.settle(key, obj.metadata.resourceVersion, e.type === 'DELETED');
-    if (e.type === 'DELETED') {
-      this.delete(key);
-      this.emit('delete', obj, undefined, own);
-    } else {
-      this.put(key, obj);
-      this.emit(old ? 'update' : 'add', obj, old, own);
-    }
+    const type = e.type === 'DELETED' ? 'delete' : old ? 'update' : 'add';
+    if (type === 'delete') this.delete(key);
+    else this.put(key, obj);
+    const held = this.inFlight.get(key)?.held;
+    const prev = type === 'delete' ? undefined : old;
+    if (held) held.push({ type, obj, old: prev, own });
+    else this.emit(type, obj, prev, own);
   }
 
   private replace(items: CachedObject[]): void {

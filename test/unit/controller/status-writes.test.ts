@@ -173,6 +173,53 @@ describe('informer: read-your-writes', () => {
     expect(events).toEqual([{ type: 'add', rv: '11', own: false }]);
   });
 
+  it('write: an echo that comes before the answer is held, then handed over as own', async () => {
+    const { inf, watch, events } = await started([dep('a', '5')]);
+    let answer!: (o: CachedObject) => void;
+    const written = inf.write('ns', 'a', () => new Promise<CachedObject>((r) => (answer = r)));
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '11') });
+    // In the cache at once; its handlers wait for the answer.
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('11');
+    expect(events).toEqual([]);
+    // Someone else's change after ours, still before the answer: held too, in order, not own.
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '12') });
+    answer(dep('a', '11'));
+    expect((await written).metadata.resourceVersion).toBe('11');
+    expect(events).toEqual([
+      { type: 'update', rv: '11', own: true },
+      { type: 'update', rv: '12', own: false },
+    ]);
+    // Nothing is left pending: the newer cache is read, later events go straight through.
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('12');
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '13') });
+    expect(events[2]).toEqual({ type: 'update', rv: '13', own: false });
+  });
+
+  it('write: the answer first, then the echo: own as with noteWritten; other objects are never held', async () => {
+    const { inf, watch, events } = await started([dep('a', '5'), dep('b', '6')]);
+    let answer!: (o: CachedObject) => void;
+    const written = inf.write('ns', 'a', () => new Promise<CachedObject>((r) => (answer = r)));
+    watch.onEvent!({ type: 'MODIFIED', object: dep('b', '10') });
+    expect(events).toEqual([{ type: 'update', rv: '10', own: false }]);
+    answer(dep('a', '11'));
+    await written;
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('11');
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '11') });
+    expect(events[1]).toEqual({ type: 'update', rv: '11', own: true });
+  });
+
+  it('write: a failed write hands the held events over as they are', async () => {
+    const { inf, watch, events } = await started([dep('a', '5')]);
+    let fail!: (e: Error) => void;
+    const written = inf.write('ns', 'a', () => new Promise<CachedObject>((_r, j) => (fail = j)));
+    watch.onEvent!({ type: 'DELETED', object: dep('a', '9') });
+    expect(events).toEqual([]);
+    fail(new Error('conflict'));
+    await expect(written).rejects.toThrow('conflict');
+    expect(events).toEqual([{ type: 'delete', rv: '9', own: false }]);
+    expect(inf.get('ns', 'a')).toBeUndefined();
+  });
+
   it('an answer whose echo never comes stands in only for a while', async () => {
     vi.useFakeTimers();
     const { inf } = await started([dep('a', '5')]);
