@@ -18,7 +18,7 @@ import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMa
 import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
-import type { CachedObject } from '../kube/informer.ts';
+import { newerResourceVersion, type CachedObject } from '../kube/informer.ts';
 import { enqueueDependents } from './dependents.ts';
 import { prettyNameFor } from './pretty-name.ts';
 import { failedValidation } from './terminal-error.ts';
@@ -81,8 +81,16 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
       }),
     );
     live = ctx.caches.instances.get(namespace, name) ?? live;
-    instance = { ...instance, metadata: { ...instance.metadata, ...updated.metadata }, spec: { ...instance.spec, ...(patch.spec ?? {}) } } as Instance;
-    inv.upsert(instance, inv.sourceOf(inv.instances.get(`${namespace}/${name}`)!));
+    const known = inv.instances.get(`${namespace}/${name}`);
+    // Deleted or made invalid meanwhile: that event requeued us, and the next run reads it.
+    if (!known) return {};
+    // Someone else's change that came before the answer is in the Inventory already, and newer
+    // than the answer: compose from it, and do not write our older copy over it.
+    if (newerResourceVersion(known.metadata.resourceVersion ?? '', updated.metadata.resourceVersion ?? '')) instance = known;
+    else {
+      instance = { ...instance, metadata: { ...instance.metadata, ...updated.metadata }, spec: { ...instance.spec, ...(patch.spec ?? {}) } } as Instance;
+      inv.upsert(instance, inv.sourceOf(known));
+    }
   }
 
   const key = `${namespace}/${name}`;

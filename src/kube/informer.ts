@@ -370,7 +370,9 @@ export class Informer {
 
   private replace(items: CachedObject[]): void {
     // A list may predate a write of ours: its events are never echoes, and the cache is used.
+    // Events still held for a write in flight are older than the list's: dropped, not handed over after it.
     this.pending.clear();
+    for (const w of this.inFlight.values()) w.held.length = 0;
     const seen = new Set<string>();
     for (const obj of items) {
       const key = cacheKey(obj);

@@ -220,6 +220,20 @@ describe('informer: read-your-writes', () => {
     expect(inf.get('ns', 'a')).toBeUndefined();
   });
 
+  it('write: a re-list while the write is in flight drops the held events (the list is newer) and hands over its own at once', async () => {
+    const { inf, watch, events } = await started([dep('a', '5')]);
+    let answer!: (o: CachedObject) => void;
+    const written = inf.write('ns', 'a', () => new Promise<CachedObject>((r) => (answer = r)));
+    watch.onEvent!({ type: 'MODIFIED', object: dep('a', '6') });
+    watch.onEvent!({ type: 'ERROR', object: { code: 410, message: 'gone' } });
+    // The re-list answers the items the fake client was started with (rv 5).
+    await vi.waitFor(() => expect(inf.lists).toBe(2));
+    expect(events).toEqual([{ type: 'update', rv: '5', own: false }]);
+    answer(dep('a', '7'));
+    await written;
+    expect(events).toHaveLength(1);
+  });
+
   it('an answer whose echo never comes stands in only for a while', async () => {
     vi.useFakeTimers();
     const { inf } = await started([dep('a', '5')]);
