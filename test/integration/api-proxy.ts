@@ -41,6 +41,20 @@ export interface ApiProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Sets `proxy.rule` to hand the answer of the first `method path` request over only once `until`
+ * resolves (the request reaches the server at once); the result tells whether it came yet.
+ */
+export function delayFirstAnswer(proxy: ApiProxy, method: string, path: string, until: () => Promise<void>): () => boolean {
+  let delayed = false;
+  proxy.rule = (r) => {
+    if (delayed || r.method !== method || r.path !== path) return undefined;
+    delayed = true;
+    return { delayAnswer: until };
+  };
+  return () => delayed;
+}
+
 export async function startApiProxy(): Promise<ApiProxy> {
   const dir = testClusterDir();
   if (!dir) throw new Error('the API proxy needs TEST_CLUSTER_DIR (the API server certificate is reused)');

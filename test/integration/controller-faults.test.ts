@@ -11,7 +11,7 @@ import type { ComposerConfig } from '../../src/config/config.ts';
 import { TENANT_FINALIZER } from '../../src/controller/context.ts';
 import { liveHoldsRendered } from '../../src/controller/live-compare.ts';
 import { COMPOSER } from '../../src/model/labels.ts';
-import { startApiProxy, type ApiProxy } from './api-proxy.ts';
+import { delayFirstAnswer, startApiProxy, type ApiProxy } from './api-proxy.ts';
 import { adminKubeConfigPath, ApiError, getObject, listObjects, REPO_ROOT, rest, TEST_CLUSTER_SCRIPT, testClusterDir, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, expectedObjects, FLAVOURS, lab, labConfig, liveOf, patch, runController, SELECTOR, shardName, withTenantQuota, type Lab, type RunningController } from './controller-support.ts';
 
@@ -68,6 +68,18 @@ async function setUpLab(prefix: string, start: (config: ComposerConfig) => Promi
   });
   for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template')) await create(o);
   return { l, config, ctl };
+}
+
+/** A proxy in front of the API server, and a lab whose controller talks through it. */
+async function setUpLabBehindProxy(prefix: string) {
+  const proxy = await startApiProxy();
+  proxies.push(proxy);
+  const set = await setUpLab(prefix, async (c) => {
+    const r = await runController(c, { kubeConfig: proxy.kubeConfig });
+    running.push(r);
+    return r;
+  });
+  return { proxy, ...set };
 }
 
 /**
@@ -151,13 +163,7 @@ describe('faults: API server outage', () => {
 
 describe('faults: watch expiry', () => {
   it('a watch whose resourceVersion expired while disconnected gets a real 410 from the API server, re-lists, and misses nothing', async () => {
-    const proxy = await startApiProxy();
-    proxies.push(proxy);
-    const { l, config, ctl } = await setUpLab('cfw', async (c) => {
-      const r = await runController(c, { kubeConfig: proxy.kubeConfig });
-      running.push(r);
-      return r;
-    });
+    const { proxy, l, config, ctl } = await setUpLabBehindProxy('cfw');
     const a = instance(l, 'keep', FLAVOURS[5]);
     const b = instance(l, 'gone', FLAVOURS[5]);
     await create(a);
@@ -215,6 +221,28 @@ describe('faults: conflicts', () => {
     expect(t.spec.firstName).toBe('Robert');
     expect((await ctl.handle.metrics.errors.get()).values.reduce((a, v) => a + v.value, 0)).toBeGreaterThan(0);
   });
+});
+
+describe('faults: an answer read late', () => {
+  it("someone else's change that comes before our metadata patch's answer is composed from, not written over", async () => {
+    const { proxy, l, config, ctl } = await setUpLabBehindProxy('cfl');
+    const inst = instance(l, 'late', FLAVOURS[3]);
+    const instancePath = `/apis/crownlabs.polito.it/v1alpha2/namespaces/${l.tenantNs}/instances/late`;
+    // The controller's first metadata patch of the Instance reaches the server at once, but its
+    // answer is handed over only after the Instance is stopped by someone else and the watch has
+    // had time to bring both changes (the echo, then the stop) to the controller.
+    const delayed = delayFirstAnswer(proxy, 'PATCH', instancePath, async () => {
+      await patch(inst, { spec: { running: false } });
+      await new Promise((res) => setTimeout(res, 1500));
+    });
+    await create(inst);
+    await waitFor(delayed, { timeoutMs: 60_000, message: 'the metadata patch' });
+    // Converged on what the cluster holds: stopped (a Deployment of 0 replicas), not the running copy the reconcile began with.
+    await converge(l, config, ctl, 60_000);
+    const live = await getObject<any>(instanceRef(l, 'late'));
+    expect(live.spec.running).toBe(false);
+    expect(live.metadata.labels).toBeDefined();
+  }, 200_000);
 });
 
 describe('faults: throttling', () => {

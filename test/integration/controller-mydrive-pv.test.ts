@@ -11,7 +11,7 @@ import { myDrivePvcName, tenantNamespaceName } from '../../src/model/naming.ts';
 import { adminKubeConfig, getObject, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, runController, SELECTOR, shardName, type RunningController } from './controller-support.ts';
 import { createMyDriveVolumes, removeMyDriveVolumes, type MyDriveClaim } from './mydrive-volumes.ts';
-import { startApiProxy, type ApiProxy } from './api-proxy.ts';
+import { delayFirstAnswer, startApiProxy, type ApiProxy } from './api-proxy.ts';
 
 describe('controller: MyDrive share from the bound PV only', () => {
   const shard = shardName('cmp');
@@ -133,19 +133,12 @@ describe('controller: a MyDrive claim bound before the answer to its creation is
     proxy = await startApiProxy();
     // The answer to the apply that creates bob's claim is read only once kube-controller-manager
     // has bound the claim and the controller's watch has had time to bring every step of it.
-    let delayed = false;
-    proxy.rule = (r) => {
-      if (delayed || r.method !== 'PATCH' || r.path !== pvcPath) return undefined;
-      delayed = true;
-      return {
-        delayAnswer: async () => {
-          await waitFor(async () => (await getObject<any>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: config.mydrivePvcsNamespace } }))?.status?.phase === 'Bound', {
-            message: 'claim Bound',
-          });
-          await new Promise((r) => setTimeout(r, 1000));
-        },
-      };
-    };
+    delayFirstAnswer(proxy, 'PATCH', pvcPath, async () => {
+      await waitFor(async () => (await getObject<any>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: config.mydrivePvcsNamespace } }))?.status?.phase === 'Bound', {
+        message: 'claim Bound',
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+    });
     ctl = await runController(config, { kubeConfig: proxy.kubeConfig });
     for (const o of l.inputs.cluster.filter((o) => o.kind === 'Workspace' || o.metadata.name === bob)) await create(o);
   });
