@@ -8,7 +8,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { isStaged, type TreeContent } from '../sinks/atomic-tree.ts';
-import { treeStats } from '../sinks/tree-stats.ts';
+import { BackgroundTreeStats, BACKGROUND_WALK_FROM, treeStats } from '../sinks/tree-stats.ts';
 import { codeHash, contentDigest, overlaps, readCacheFile, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
 /*
@@ -59,18 +59,21 @@ export interface RunRecordOptions {
   dir?: string;
   /** Default: the running product's hash. Tests pass their own. */
   codeHash?: string;
+  /** From this many files of the last run's tree, a run that renders walks it on a second thread. Default: BACKGROUND_WALK_FROM. */
+  backgroundWalkFrom?: number;
   cwd?: string;
 }
 
 export class RunRecord {
-  private stored: Stored | undefined | null = null;
-
   private constructor(
     private readonly file: string,
     private readonly key: string,
     private readonly output: string,
     /** The input files as read for the key, by path: a run that renders parses these very texts. */
     readonly texts: ReadonlyMap<string, ReadResult>,
+    private readonly stored: Stored | undefined,
+    /** The output folder walked on a second thread since open(), for outputState(): a large tree, inputs changed. */
+    readonly walked: BackgroundTreeStats | undefined,
   ) {}
 
   /**
@@ -96,8 +99,15 @@ export class RunRecord {
         texts.set(f, read);
         h.update(`\0${relative(cwd, f) || f}\0${Buffer.byteLength(read.text)}\0`).update(read.text);
       }
+      const key = h.digest('hex');
       const lab = createHash('sha256').update(`${FORMAT}\0${opts.kind}\0${output}\0${opts.files.map((f) => resolve(f)).join('\0')}`).digest('hex').slice(0, 24);
-      return new RunRecord(join(dir, `run-${opts.kind}-${lab}.json`), h.digest('hex'), output, texts);
+      const file = join(dir, `run-${opts.kind}-${lab}.json`);
+      const stored = RunRecord.read(file);
+      // Inputs changed: the run renders, and the folder's state (outputState) is needed once the
+      // lab is parsed and composed. A large tree is walked on a second thread meanwhile; not beside
+      // a crashed writer's leftovers, which the run settles first.
+      const walked = stored && stored.key !== key && Object.keys(stored.tree).length >= (opts.backgroundWalkFrom ?? BACKGROUND_WALK_FROM) && !hasLeftovers(output) ? new BackgroundTreeStats(output) : undefined;
+      return new RunRecord(file, key, output, texts, stored, walked);
     } catch {
       return undefined;
     }
@@ -105,12 +115,11 @@ export class RunRecord {
 
   /** What the last run with these inputs printed and wrote, when the output folder still holds exactly that. */
   replay(): { problems: Problem[]; summary: RunSummary } | undefined {
-    const stored = this.load();
+    const stored = this.stored;
     if (!stored || stored.key !== this.key) return undefined;
     try {
       // A crashed writer's leftovers beside the folder: the full run settles them.
-      const prefix = `.${basename(this.output)}.`;
-      if (readdirSync(dirname(this.output)).some((n) => n.startsWith(prefix))) return undefined;
+      if (hasLeftovers(this.output)) return undefined;
       const now = treeStats(this.output);
       const then = stored.tree;
       if (now.size !== Object.keys(then).length) return undefined;
@@ -126,7 +135,7 @@ export class RunRecord {
    * still holds that very file: `stat` (its statKey now, from outputState()) is the one recorded.
    */
   unchanged(rel: string, digest: string, stat: string | undefined): boolean {
-    const then = stat === undefined ? undefined : this.load()?.tree[rel];
+    const then = stat === undefined ? undefined : this.stored?.tree[rel];
     return then !== undefined && then === `${stat} ${digest}`;
   }
 
@@ -157,14 +166,9 @@ export class RunRecord {
     replaceCacheFile(this.file, body, RECORD_FILE);
   }
 
-  private load(): Stored | undefined {
-    if (this.stored === null) this.stored = this.read();
-    return this.stored;
-  }
-
-  private read(): Stored | undefined {
+  private static read(file: string): Stored | undefined {
     try {
-      const body = readCacheFile(this.file);
+      const body = readCacheFile(file);
       if (body === undefined) return undefined;
       const s = JSON.parse(body) as Stored;
       const ok =
@@ -180,5 +184,16 @@ export class RunRecord {
     } catch {
       return undefined;
     }
+  }
+}
+
+/** Whether a writer (crashed, or at work) left anything beside output folder `output` (src/sinks/atomic-tree.ts). */
+function hasLeftovers(output: string): boolean {
+  const prefix = `.${basename(output)}.`;
+  try {
+    return readdirSync(dirname(output)).some((n) => n.startsWith(prefix));
+  } catch {
+    // Cannot tell: as if there were (no replay, no early walk).
+    return true;
   }
 }

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, 
 import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
-import { statKey, treeStats } from './tree-stats.ts';
+import { statKey, treeStats, type BackgroundTreeStats } from './tree-stats.ts';
 import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
 
 export { OutputError } from './output-guard.ts';
@@ -120,14 +120,16 @@ export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, Tree
  * against. Undefined when `dir` is not an output folder yet or holds anything but files and
  * non-empty folders (the write then rebuilds it whole). Refuses what writeTreeAtomically refuses.
  */
-export function outputState(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> = {}): Map<string, string> | undefined {
+export function outputState(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> & { walked?: BackgroundTreeStats } = {}): Map<string, string> | undefined {
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     if (!existsSync(target.parent)) return undefined;
-    settleLeftovers(target);
+    const settled = settleLeftovers(target);
     if (!isOutputFolder(target.path)) return undefined;
+    // `walked`: the folder walked since the run began; not if settling changed it meanwhile.
+    const early = opts.walked?.dir === target.path && !settled ? opts.walked : undefined;
     try {
-      return treeStats(target.path);
+      return early ? early.result() : treeStats(target.path);
     } catch {
       return undefined;
     }
@@ -318,10 +320,11 @@ export function listFiles(dir: string): Set<string> {
 /**
  * Settles what crashed writers of `target` left beside it (see above). Leftovers of a live process
  * (another writer at work) are left alone; this process's own are settled (its writes are synchronous),
- * but for `staging`, the tree it is staging now (stageNewTree).
+ * but for `staging`, the tree it is staging now (stageNewTree). True when there was any to settle.
  */
-export function settleLeftovers(target: OutputTarget, staging?: string): void {
+export function settleLeftovers(target: OutputTarget, staging?: string): boolean {
   const mine = leftovers(target).filter((l) => l.path !== staging && (l.pid === process.pid || !alive(l.pid)));
+  if (mine.length === 0) return false;
   const take = (l: Leftover) => mine.splice(mine.indexOf(l), 1);
   if (!existsSync(target.path)) {
     const newest = (kind: LeftoverKind, ok: (l: Leftover) => boolean) => mine.filter((l) => l.kind === kind && ok(l)).sort(byStamp).pop();
@@ -337,6 +340,7 @@ export function settleLeftovers(target: OutputTarget, staging?: string): void {
     }
   }
   for (const l of mine) rmSync(l.path, { recursive: true, force: true });
+  return true;
 }
 
 /**

@@ -8,6 +8,7 @@ import { RunRecord, type RunRecordOptions } from '../../../src/cache/run-record.
 import { defaultConfig } from '../../../src/config/config.ts';
 import { readInputs } from '../../../src/inputs/parse.ts';
 import { listFiles, outputState, writeTreeAtomically } from '../../../src/sinks/atomic-tree.ts';
+import { treeStats } from '../../../src/sinks/tree-stats.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
 const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
@@ -89,6 +90,20 @@ describe('run record', () => {
       change(opts.output);
       expect(RunRecord.open(opts)!.replay(), what).toBeUndefined();
     }
+  });
+
+  it('a run that renders (inputs changed) has a large tree walked on a second thread: as treeStats finds it', () => {
+    const { opts } = recorded();
+    // The record holds 3 files (the marker included).
+    expect(RunRecord.open({ ...opts, backgroundWalkFrom: 1 })!.walked).toBeUndefined(); // a replay walks itself
+    writeFileSync(join(root!, 'lab', 'b.yaml'), 'kind: C\n');
+    const walked = RunRecord.open({ ...opts, backgroundWalkFrom: 3 })!.walked;
+    expect(walked?.result()).toEqual(treeStats(opts.output));
+    expect(walked?.result().size).toBe(3);
+    expect(RunRecord.open({ ...opts, backgroundWalkFrom: 4 })!.walked).toBeUndefined();
+    // Beside a crashed writer's leftover the run settles it first: no early walk.
+    mkdirSync(join(opts.output, '..', '.out.new-1-2-3'));
+    expect(RunRecord.open({ ...opts, backgroundWalkFrom: 1 })!.walked).toBeUndefined();
   });
 
   it('a damaged record is a miss; CROWNLABS_RENDER_CACHE=0 and standard input keep no record', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { expandInputPaths } from '../../../src/inputs/parse.ts';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../../../src/output-marker.ts';
 import { KEEP, listFiles, OutputError, outputState, patchTree, writeFileAtomically, writeTreeAtomically, type TreeContent } from '../../../src/sinks/atomic-tree.ts';
-import { treeStats } from '../../../src/sinks/tree-stats.ts';
+import { BackgroundTreeStats, treeStats } from '../../../src/sinks/tree-stats.ts';
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const tree = (dir: string) => new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
@@ -237,6 +237,52 @@ describe('an update in place (a write given the folder state)', () => {
     mkdirSync(notMine);
     writeFileSync(join(notMine, 'keep'), 'k');
     expect(refusal(() => outputState(notMine))?.message).toMatch(/did not write/);
+  });
+});
+
+describe('the folder walked on a second thread (BackgroundTreeStats)', () => {
+  const thrown = (walk: () => unknown) => {
+    try {
+      walk();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return undefined;
+  };
+
+  it('gives what treeStats gives, errors included, whatever the file names', () => {
+    const dir = tmp('walk-');
+    for (const rel of ['a.yaml', 'deep/er/b.yaml', 'with space/c d.yaml', 'tab\tand\nnewline.yaml', 'ünï/cödé.yaml']) {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), rel);
+    }
+    const walked = new BackgroundTreeStats(dir).result();
+    expect(walked.size).toBe(5);
+    expect(walked).toEqual(treeStats(dir));
+    mkdirSync(join(dir, 'deep', 'empty'));
+    expect(thrown(() => new BackgroundTreeStats(dir).result())).toBe('deep/empty: an empty folder');
+    expect(thrown(() => treeStats(dir))).toBe('deep/empty: an empty folder');
+    rmSync(join(dir, 'deep', 'empty'), { recursive: true });
+    symlinkSync('a.yaml', join(dir, 'link.yaml'));
+    expect(thrown(() => new BackgroundTreeStats(dir).result())).toBe('link.yaml: not a regular file');
+    expect(thrown(() => new BackgroundTreeStats(join(dir, 'missing')).result())).toMatch(/ENOENT/);
+  });
+
+  it('outputState takes the early walk of its folder, unless it settled a crashed writer since', () => {
+    const root = tmp('walk-');
+    const dir = join(root, 'dist');
+    writeTreeAtomically(dir, files);
+    const walked = new BackgroundTreeStats(dir);
+    walked.result();
+    writeFileSync(join(dir, 'late.yaml'), 'late\n');
+    // The state as walked (the run compares with it; a file changed meanwhile is caught by the next run's stats).
+    expect(outputState(dir, { walked })).toEqual(walked.result());
+    expect(outputState(dir, { walked })!.has('late.yaml')).toBe(false);
+    expect(outputState(dir, { walked: new BackgroundTreeStats(join(root, 'other')) })!.has('late.yaml')).toBe(true);
+    // A dead writer's leftover settled by outputState: the folder may have changed, it is walked again.
+    mkdirSync(join(root, '.dist.new-999999-1-0'));
+    expect(outputState(dir, { walked })!.has('late.yaml')).toBe(true);
+    expect(readdirSync(root)).toEqual(['dist']);
   });
 });
 
