@@ -55,7 +55,22 @@ const env = {
   TEST_CLUSTER_AUDIT_POLICY: auditPolicy,
 };
 /** Written by hand from runs of this bench (issue #16): what the rows mean, and what changed them. */
-const READING = `Reading these numbers (issue #16, target 1). **Round 4, 2026-11-27 09:35–10:26** (2 × Intel Xeon,
+const READING = `Reading these numbers (issue #16, target 1). **Round 5, 2026-11-27 12:18–12:44** (same machine,
+nothing else running; alternating, BENCH_TOTAL=1000, no default-flags burst): the requests through
+**undici** (a Pool per TLS material; watches kept on Node's https), measured and **not kept**.
+- Where it aimed: a CPU profile of a whole run (\`--cpu-prof\`, 10.3 s busy) spends ~2.1 s sending
+  requests in Node's HTTP client (\`https.request\` and \`ClientRequest\` 1.25 s, the flush and its
+  TLS \`writev\` 0.84 s) for ~6,000 requests. Alone against the API server (3,000 applies, 8 at
+  a time) undici cost 285–307 µs of CPU per request against 344–493 µs (Node's client without the
+  TLS options in each request's options, so its agent's key is short: 350–358 µs; no gain).
+- In the controller: burst CPU-s per 1k **6.46, 6.44** against 7.16, 7.25 (two pairs; a third pair
+  with a sampler running, 7.46 against 7.64), wall 47.6–48.2 s against 50.3–55.2 s, requests the
+  same, but peak RSS **213 MB** against 181 MB in the burst and 193 against 156 MB after GC:
+  undici's modules (+10–17 MB when imported, 91 against 79 MB after the controller's imports) and
+  its connections (139 against 90 MB once the informers had listed). A 10% CPU gain for 18–24% more
+  memory, with both targets missed either way: the client stays on Node's https.
+
+**Round 4, 2026-11-27 09:35–10:26** (2 × Intel Xeon,
 Node v20.20.2, nothing else running; alternating runs, BENCH_TOTAL=1000, no default-flags burst):
 - What the controller reads (counted in a burst run, 1k Instances until all Ready): ~21,000 watch
   events, 52 MB of JSON (Deployment updates 9.2 MB at 7.8 KB each, Instance updates 6.1 MB, VM and

@@ -1,5 +1,7 @@
+import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +80,48 @@ describe('KubeClient connections', () => {
     }
     expect(connections).toBe(1);
     expect(new Set(seen)).toEqual(new Set(['Bearer secret-token']));
+  });
+
+  it('goes through the proxy-url of the kubeconfig (an HTTP CONNECT proxy), for requests and watches', async () => {
+    const tunnels: string[] = [];
+    // The tunnels outlive their requests (kept alive): closing the proxy waits for them.
+    const sockets: Duplex[] = [];
+    const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+      tunnels.push(String(req.url));
+      sockets.push(client);
+      const [host, port] = String(req.url).split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const cluster = kubeConfig.getCurrentCluster()!;
+      const proxied = new KubeConfig();
+      proxied.loadFromOptions({
+        clusters: [{ ...cluster, proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }],
+        users: [{ name: 'u', token: 'secret-token' }],
+        contexts: [{ name: 'x', cluster: cluster.name, user: 'u' }],
+        currentContext: 'x',
+      });
+      const client = new KubeClient(proxied, { qps: 1000, burst: 1000 });
+      const ns = await client.request<{ metadata: { name: string } }>('GET', '/api/v1/namespaces/via-proxy');
+      expect(ns.metadata.name).toBe('via-proxy');
+      const events: unknown[] = [];
+      await new Promise<void>((resolve, reject) => client.watch('/api/v1/configmaps', {}, (e) => events.push(e), (err) => (err ? reject(err) : resolve())));
+      expect(events).toEqual(WATCH_EVENTS);
+      const target = new URL(cluster.server).host;
+      expect(new Set(tunnels)).toEqual(new Set([target]));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 
   it('opens more connections only for concurrent requests', async () => {
