@@ -69,6 +69,11 @@ nothing else running; alternating, BENCH_TOTAL=1000, no default-flags burst): th
   undici's modules (+10–17 MB when imported, 91 against 79 MB after the controller's imports) and
   its connections (139 against 90 MB once the informers had listed). A 10% CPU gain for 18–24% more
   memory, with both targets missed either way: the client stays on Node's https.
+- The rows above: one whole run at 12:55–13:03, the code as it stands (no controller change since
+  round 4), the machine in a fast phase (the CLI bench's in-memory render of the 5k lab 1.45 s at
+  12:52, 1.85 s at 08:32): 7.04 CPU-s per 1k (≤ 5: missed), 5.47 requests per Instance (≤ 5.1 with
+  kwok making Instances Ready inside the burst: missed; 4.97 with kwok held back, round 2), the
+  burst's peak 181 MB (≤ 150: missed), 173 MB after GC with 5k Instances cached (≤ 200: met).
 
 **Round 4, 2026-11-27 09:35–10:26** (2 × Intel Xeon,
 Node v20.20.2, nothing else running; alternating runs, BENCH_TOTAL=1000, no default-flags burst):
@@ -77,7 +82,7 @@ Node v20.20.2, nothing else running; alternating runs, BENCH_TOTAL=1000, no defa
   VMI updates 9.2 MB, ResourceQuota \`used\` updates 4.1 MB that nothing reconciles on), and ~5,500
   answers. Their line handler with \`JSON.parse\` is 1.09 s of a 12.7 s busy profile, the answers'
   0.46 s.
-- The rows above: this round's final code, one whole run at 10:36–10:45: 9.59 CPU-s per 1k in the
+- Its final code, one whole run at 10:36–10:45: 9.59 CPU-s per 1k in the
   burst, where the previous code's runs of the same hour gave 8.30–9.24 (the machine's speed moves
   as much); 1,000 full Instance reconciles; the burst's peak RSS 182 MB, 160 MB after GC with 5k.
 - Measured and dropped: **HTTP/2** (one connection for every request and watch, as client-go).
