@@ -31,7 +31,8 @@ export function treeStats(dir: string): Map<string, string> {
 
 /** From this many files (as the last run wrote them) the walk on a second thread pays off: a gitops tree of 5k Instances (25k files), not a synth tree (6k: its walk costs what the thread's start-up does). */
 export const BACKGROUND_WALK_FROM = 10_000;
-/** Without a folder walked for this long the walking thread is taken for dead (and the walk done here). */
+/** The walking thread is taken for dead (and the walk done here) when it has not started after START_MS, or walked no folder for STALL_MS. */
+const START_MS = 5_000;
 const STALL_MS = 30_000;
 
 /*
@@ -44,6 +45,7 @@ const { workerData } = require('node:worker_threads');
 const { readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 const state = new Int32Array(workerData.state);
+Atomics.add(state, 1, 1);
 const parts = [];
 const walk = (rel) => {
   const entries = readdirSync(join(workerData.dir, rel), { withFileTypes: true });
@@ -77,15 +79,19 @@ Atomics.notify(state, 0);
  * thread to be had, or with one that stalls, result() walks on this thread.
  */
 export class BackgroundTreeStats {
-  /** [0]: 1 once the message is posted; [1]: folders walked (progress). */
+  /** [0]: 1 once the message is posted; [1]: 1 once the thread runs, plus the folders walked (progress). */
   private readonly state = new Int32Array(new SharedArrayBuffer(8));
   private readonly channel = new MessageChannel();
   private readonly worker?: Worker;
   private outcome?: { stats: Map<string, string> } | { error: Error };
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    /** Tests: another thread's source, other time limits. */
+    private readonly test: { source?: string; startMs?: number; stallMs?: number } = {},
+  ) {
     try {
-      this.worker = new Worker(WALK_SOURCE, {
+      this.worker = new Worker(test.source ?? WALK_SOURCE, {
         eval: true,
         workerData: { dir, state: this.state.buffer, port: this.channel.port2 },
         transferList: [this.channel.port2],
@@ -122,16 +128,19 @@ export class BackgroundTreeStats {
     return { stats };
   }
 
-  /** The thread's message; undefined when it died or stalled. */
+  /** The thread's message; undefined when it did not start, died or stalled. */
   private answer(): { text?: string; error?: string } | undefined {
-    let seen = -1;
-    while (Atomics.wait(this.state, 0, 0, STALL_MS) === 'timed-out') {
+    // [1] is 1 once the thread runs, then counts the folders it walked.
+    let seen = 0;
+    let limit = this.test.startMs ?? START_MS;
+    while (Atomics.wait(this.state, 0, 0, limit) === 'timed-out') {
       const now = Atomics.load(this.state, 1);
       if (now === seen) {
         void this.worker!.terminate();
         return undefined;
       }
       seen = now;
+      limit = this.test.stallMs ?? STALL_MS;
     }
     return receiveMessageOnPort(this.channel.port1)?.message as { text?: string; error?: string } | undefined;
   }

@@ -268,6 +268,19 @@ describe('the folder walked on a second thread (BackgroundTreeStats)', () => {
     expect(thrown(() => new BackgroundTreeStats(join(dir, 'missing')).result())).toMatch(/ENOENT/);
   });
 
+  it('walks on this thread when the other does not start, fails before it answers, or stalls', () => {
+    const dir = tmp('walk-');
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'a.yaml'), 'a');
+    const limits = { startMs: 200, stallMs: 200 };
+    const started = "Atomics.add(new Int32Array(require('node:worker_threads').workerData.state), 1, 1);";
+    for (const source of ['setInterval(() => {}, 1000);', "throw new Error('boom');", `${started} setInterval(() => {}, 1000);`]) {
+      const t0 = Date.now();
+      expect(new BackgroundTreeStats(dir, { source, ...limits }).result(), source).toEqual(treeStats(dir));
+      expect(Date.now() - t0, source).toBeLessThan(5_000);
+    }
+  });
+
   it('outputState takes the early walk of its folder, unless it settled a crashed writer since', () => {
     const root = tmp('walk-');
     const dir = join(root, 'dist');
