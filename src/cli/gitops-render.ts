@@ -204,7 +204,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
     const cache = early ?? RenderCache.open(cacheOptions, inventory, isGitopsEntry);
     // A cached file the folder holds as the last run wrote it is neither rendered, read nor written.
-    const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts), walked: record?.walked }) : undefined;
+    const state = cache && record ? outputState(opts.output, { inputs: inputPaths(opts), walked: record.walked }) : undefined;
     // The Applications' files too (they depend on their key, the config and the code only).
     const applications: ApplicationStore | undefined = cache && {
       get: (key) => cache.extra(`Application\0${key}`, isApplicationFiles),

@@ -60,7 +60,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
     // Sets whose inputs, config and code are as last time come from the render cache (src/cache).
     const cache = early ?? RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry);
     // A set cached as unchanged whose file the folder holds as the last run wrote it is neither rendered, read nor written.
-    state = cache && record ? outputState(opts.output, { inputs, walked: record?.walked }) : undefined;
+    state = cache && record ? outputState(opts.output, { inputs, walked: record.walked }) : undefined;
     const kept = (rel: string, entry: SynthEntry) => state !== undefined && record !== undefined && record.unchanged(rel, entry.digest, state.get(rel));
     // A reused set whose file is not in the folder as written is composed after all, and rendered.
     const recompose = new Set(reused.filter((r) => !kept(`${r.id}.yaml`, r.entry)).map((r) => parentKey(r.parent)));
