@@ -5,12 +5,12 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { pino } from 'pino';
 import { defaultConfig } from '../src/config/config.ts';
 import { startController } from '../src/controller/controller.ts';
-import { applyControllerHeapGrowth } from '../src/controller/heap-growth.ts';
+import { applyHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
 
 // The modules are loaded (a bundle's imports run before its first line): what they cost.
 const importRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
 // As `crownlabs controller` does first (a BENCH_NODE_FLAGS value of the flag wins there too).
-applyControllerHeapGrowth();
+applyHeapGrowth(HEAP_GROWING_PERCENT.controller);
 const [kubeconfig, qps, burst, workers] = process.argv.slice(2);
 /** "default": the controller's own default. */
 const flag = (v: string | undefined) => (v === undefined || v === 'default' ? undefined : Number(v));

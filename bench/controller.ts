@@ -22,7 +22,7 @@ import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test
 import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
-import { CONTROLLER_HEAP_GROWING_PERCENT } from '../src/controller/heap-growth.ts';
+import { HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
@@ -71,7 +71,7 @@ nothing else running; alternating, BENCH_TOTAL=1000, no default-flags burst): V8
   factor (\`--heap-growing-percent=0\`) 181 / 9.13 against the controller's 20% 145 / 9.44. The
   peak drops ~36 MB whatever the percentage; CPU against the base run beside it: +6%, −4%, +3%
   (within the noise). **Kept**: \`crownlabs controller\` sets 20% at start-up
-  (src/controller/heap-growth.ts, through \`v8.setFlagsFromString\`: the same peak as node's
+  (src/cli/heap-growth.ts, through \`v8.setFlagsFromString\`: the same peak as node's
   flag in a separate check), and this bench's controller does the same.
 - The rows above: one whole run at 15:10–15:18 with it, the machine in a slow phase (the base runs
   of 14:54 and 15:15: 9.49 and 9.13 CPU-s per 1k, against 7.04 at 12:55): **burst peak 145 MB
@@ -382,7 +382,7 @@ try {
     return { c, ready };
   };
   const { c: child, ready: started } = await startChild(USERS[0]!, String(QPS), String(BURST));
-  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'}; heap growth between full GCs: ${NODE_FLAGS.find((f) => /^--heap[-_]growing[-_]percent=/.test(f))?.replace(/.*=/, '') ?? CONTROLLER_HEAP_GROWING_PERCENT}% (the controller's: ${CONTROLLER_HEAP_GROWING_PERCENT}%); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX} (the Deployment's: ${CONTROLLER_MALLOC_ARENA_MAX}) |`);
+  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'}; heap growth between full GCs: ${NODE_FLAGS.find((f) => /^--heap[-_]growing[-_]percent=/.test(f))?.replace(/.*=/, '') ?? HEAP_GROWING_PERCENT.controller}% (the controller's: ${HEAP_GROWING_PERCENT.controller}%); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX} (the Deployment's: ${CONTROLLER_MALLOC_ARENA_MAX}) |`);
   const t00 = Date.now();
   await createAll([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mydrive-pvcs' } }]);
   await createAll([...of('Workspace'), ...of('Tenant')]);

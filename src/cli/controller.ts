@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startController } from '../controller/controller.ts';
-import { applyControllerHeapGrowth } from '../controller/heap-growth.ts';
 import { parseAddr } from '../kube/http-endpoints.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 
@@ -11,6 +10,7 @@ import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type Webhoo
 export type WebhookFlags = Pick<WebhookServerOptions, 'port' | 'host' | 'certDir' | 'bypassGroups'>;
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseDuration } from '../model/duration.ts';
+import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { checkApiServer, loadKubeConfig } from './kube.ts';
 import { commandLogger } from './log.ts';
 import { cookieSecretSeedProblem } from '../config/config.ts';
@@ -69,8 +69,8 @@ export function registerController(program: Command): void {
     .option('--expiration-dry-run', 'expiration only sends server-side dry-run deletes (logged and recorded as Events)', false);
   addConfigOptions(cmd);
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
-    // A long-running process: its heap grows by a fixed 20% between full GCs, not up to 4× (src/controller/heap-growth.ts).
-    applyControllerHeapGrowth();
+    // Its heap grows by a fixed 20% between full GCs, not up to 4× (./heap-growth.ts).
+    applyHeapGrowth(HEAP_GROWING_PERCENT.controller);
     const { config, problems } = configFromOptions(opts);
     // The controller writes the per-instance Secrets: it never starts with a seed anyone could guess.
     const seed = cookieSecretSeedProblem(config);

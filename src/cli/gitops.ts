@@ -4,6 +4,7 @@ import { RunRecord } from '../cache/run-record.ts';
 import { patchTree } from '../sinks/atomic-tree.ts';
 import { gitopsConfigProblems } from '../sinks/gitops-config.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
+import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 import { stdinUsageError, usageError } from './stdin.ts';
@@ -23,6 +24,7 @@ export function registerGitops(program: Command): void {
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: GitopsOptions, command: Command) => {
+    applyHeapGrowth(HEAP_GROWING_PERCENT.render);
     process.exitCode = await runGitops(opts, rerunCommand(command));
   });
 }

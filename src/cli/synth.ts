@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { RunRecord } from '../cache/run-record.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
+import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
@@ -16,6 +17,7 @@ export function registerSynth(program: Command): void {
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: SynthOptions) => {
+    applyHeapGrowth(HEAP_GROWING_PERCENT.render);
     process.exitCode = await runSynth(opts);
   });
 }

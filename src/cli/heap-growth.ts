@@ -1,0 +1,25 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * How far V8 lets a command's old generation grow past what the last full GC kept, in percent.
+ * By default V8 picks a factor from the GC's and the program's speeds, up to 4×, and memory peaks
+ * far above what lives (bench/RESULTS.md, 2026-11-27):
+ * - controller: a 1,000-Instance burst reached ~181 MB of RSS with ~50 MB live; 20% kept it at
+ *   144–148 MB (10 and 30% alike), CPU within the noise (bench/controller.ts, round 6).
+ * - synth and gitops: at 5k Instances a first gitops tree peaked at 325–343 MB, 283–294 MB with
+ *   100% (+8% CPU), and synth's 269–290 MB fell to 245–250 MB (CPU unchanged); one changed
+ *   Instance within the noise. Not validate: its schema thread's small heap then grew more (+15–35 MB).
+ */
+export const HEAP_GROWING_PERCENT = { controller: 20, render: 100 } as const;
+
+const GIVEN = /^--heap[-_]growing[-_]percent(=|$)/;
+
+/**
+ * Sets the heap growth (V8 reads it at each full GC, so setting it at start-up works as node's
+ * command-line flag does), unless node was started with the flag: that value wins. True when this set it.
+ */
+export function applyHeapGrowth(percent: number, execArgv: readonly string[] = process.execArgv): boolean {
+  if (execArgv.some((a) => GIVEN.test(a))) return false;
+  setFlagsFromString(`--heap-growing-percent=${percent}`);
+  return true;
+}
