@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
  * far above what lives (bench/RESULTS.md, 2026-11-27):
  * - controller: a 1,000-Instance burst reached ~181 MB of RSS with ~50 MB live; 20% kept it at
  *   144–148 MB (10 and 30% alike), CPU within the noise (bench/controller.ts, round 6).
- * - synth and gitops: at 5k Instances a first gitops tree peaked at 325–343 MB, 283–294 MB with
+ * - synth and gitops: at 5k Instances a first gitops tree peaked at 325–343 MB, 283–295 MB with
  *   100% (+8% CPU), and synth's 269–290 MB fell to 245–250 MB (CPU unchanged); one changed
  *   Instance within the noise. Not validate: its schema thread's small heap then grew more (+15–35 MB).
  */
