@@ -22,7 +22,7 @@ import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test
 import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
-import { HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
+import { givenHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
@@ -382,7 +382,7 @@ try {
     return { c, ready };
   };
   const { c: child, ready: started } = await startChild(USERS[0]!, String(QPS), String(BURST));
-  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'}; heap growth between full GCs: ${NODE_FLAGS.find((f) => /^--heap[-_]growing[-_]percent=/.test(f))?.replace(/.*=/, '') ?? HEAP_GROWING_PERCENT.controller}% (the controller's: ${HEAP_GROWING_PERCENT.controller}%); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX} (the Deployment's: ${CONTROLLER_MALLOC_ARENA_MAX}) |`);
+  rows.push(`| controller process started (bundle loaded, informers listing an empty lab) | RSS **${started.importRssMb} MB** after its imports, ${started.rssMb} MB when started; node flags: ${NODE_FLAGS.join(' ') || '(none)'}; heap growth between full GCs: ${givenHeapGrowth(NODE_FLAGS) ?? HEAP_GROWING_PERCENT.controller}% (the controller's: ${HEAP_GROWING_PERCENT.controller}%); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? CONTROLLER_MALLOC_ARENA_MAX} (the Deployment's: ${CONTROLLER_MALLOC_ARENA_MAX}) |`);
   const t00 = Date.now();
   await createAll([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mydrive-pvcs' } }]);
   await createAll([...of('Workspace'), ...of('Tenant')]);

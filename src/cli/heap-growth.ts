@@ -12,14 +12,23 @@ import { setFlagsFromString } from 'node:v8';
  */
 export const HEAP_GROWING_PERCENT = { controller: 20, render: 100 } as const;
 
-const GIVEN = /^--heap[-_]growing[-_]percent(=|$)/;
+const GIVEN = /^--heap[-_]growing[-_]percent(?:=(.*))?$/;
+
+/** The value node was started with (`--heap-growing-percent=N` or `… N`), if any. */
+export function givenHeapGrowth(execArgv: readonly string[] = process.execArgv): string | undefined {
+  for (let i = 0; i < execArgv.length; i++) {
+    const m = GIVEN.exec(execArgv[i]);
+    if (m) return m[1] ?? execArgv[i + 1] ?? '';
+  }
+  return undefined;
+}
 
 /**
  * Sets the heap growth (V8 reads it at each full GC, so setting it at start-up works as node's
  * command-line flag does), unless node was started with the flag: that value wins. True when this set it.
  */
 export function applyHeapGrowth(percent: number, execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((a) => GIVEN.test(a))) return false;
+  if (givenHeapGrowth(execArgv) !== undefined) return false;
   setFlagsFromString(`--heap-growing-percent=${percent}`);
   return true;
 }

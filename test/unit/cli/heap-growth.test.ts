@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 const setFlags = vi.hoisted(() => vi.fn());
 vi.mock('node:v8', async (original) => ({ ...(await original<typeof import('node:v8')>()), setFlagsFromString: setFlags }));
 
-const { applyHeapGrowth, HEAP_GROWING_PERCENT } = await import('../../../src/cli/heap-growth.ts');
+const { applyHeapGrowth, givenHeapGrowth, HEAP_GROWING_PERCENT } = await import('../../../src/cli/heap-growth.ts');
 const { registerController } = await import('../../../src/cli/controller.ts');
 const { registerSynth } = await import('../../../src/cli/synth.ts');
 const { registerGitops } = await import('../../../src/cli/gitops.ts');
@@ -42,7 +42,9 @@ describe('the heap growth of long or large runs (src/cli/heap-growth.ts)', () =>
   it("leaves node's own flag alone, in either spelling", () => {
     for (const argv of [['--heap-growing-percent=50'], ['--heap_growing_percent=50'], ['--max-semi-space-size=4', '--heap-growing-percent', '50']]) {
       expect(applyHeapGrowth(20, argv)).toBe(false);
+      expect(givenHeapGrowth(argv)).toBe('50');
     }
+    expect(givenHeapGrowth(['--heap-growing-percent-x=5', '--expose-gc'])).toBeUndefined();
     expect(setFlags).not.toHaveBeenCalled();
   });
 
