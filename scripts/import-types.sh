@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the typed cdk8s classes in imports/ from the vendored CRDs (offline).
 # `cdk8s import` names its output after the API group, so each group is imported from one
-# multi-document file; the k8s core API comes from cdk8s-plus-27 (`import { k8s } from 'cdk8s-plus-27'`)
+# multi-document file; the k8s core API comes from cdk8s-plus-27 (`import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js'`)
 # because `cdk8s import k8s` downloads the schema from the internet.
 set -euo pipefail
 cd "$(dirname "$0")/.."

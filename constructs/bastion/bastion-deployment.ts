@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { DEFAULT_SSH_METRIC_NAME } from '../../src/model/ssh-tracker-metric.ts';
 import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/restricted-pod-security.ts';

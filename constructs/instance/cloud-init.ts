@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { NfsShare } from '../../src/model/mydrive.ts';
 import { yamlString } from '../../src/model/yaml-scalar.ts';

@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { MIN_SEED_LENGTH } from '../../src/config/keys.ts';

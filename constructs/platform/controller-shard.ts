@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './restricted-pod-security.ts';
 

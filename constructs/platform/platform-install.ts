@@ -1,5 +1,5 @@
 import type { ApiObjectProps } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { ControllerRbac } from './controller-rbac.ts';
 import { ControllerShard, type WebhookWiring } from './controller-shard.ts';

@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 
 /** Non-root pods with the runtime's default seccomp profile (restricted Pod Security Standard). */
 export const POD_SECURITY: k8s.PodSecurityContext = {

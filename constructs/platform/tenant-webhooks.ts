@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { LabelSelector } from '../../src/config/config.ts';
 import { TENANT_WEBHOOK_NAMES, TENANT_WEBHOOK_PATHS } from '../../src/model/tenant-webhooks.ts';

@@ -1,4 +1,4 @@
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { LABEL } from '../../src/model/labels.ts';
 

@@ -1,5 +1,5 @@
 import { ApiObject, ApiObjectMetadataDefinition, App, ImplicitTokenResolver, Lazy, LazyResolver, NumberStringUnionResolver } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { compiledConversion } from './generated-conversion.ts';
 
 /**

@@ -117,7 +117,8 @@ async function makeBundle(root, entry, dirs) {
 export const LAZY_PACKAGES = [
   '@kubernetes/client-node',
   'cdk8s',
-  'cdk8s-plus-27',
+  // Its L1 classes only (the constructs import no L2 one): its index loads the whole L2 library too.
+  'cdk8s-plus-27/lib/imports/k8s.js',
   'constructs',
   'ajv',
   'ajv-formats',

@@ -1,5 +1,5 @@
 import { ApiObject, App } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { describe, expect, it } from 'vitest';
 import { loadInventory } from '../../../src/inputs/load.ts';
 import { compose } from '../../../src/compose/compose.ts';

@@ -1,5 +1,5 @@
 import { ApiObject, App, Chart, JsonPatch, Lazy, type IResolver, type ResolutionContext } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { describe, expect, it } from 'vitest';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { loadInventory } from '../../../src/inputs/load.ts';
