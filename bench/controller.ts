@@ -58,7 +58,7 @@ const env = {
   TEST_CLUSTER_AUDIT_POLICY: auditPolicy,
 };
 /** Written by hand from runs of this bench (issue #16): what the rows mean, and what changed them. */
-const READING = `Reading these numbers (issue #16, target 1). **Round 7, 2026-11-27 17:03–17:30** (same machine,
+const READING = `Reading these numbers (issue #16, target 1). **Round 7, 2026-11-27 17:01–17:20** (same machine,
 nothing else running): **the issue's harness**, \`BENCH_PEERS=0\` — the API server and etcd alone, as the Go
 operator's figures in the issue were measured (no controller-manager, scheduler or kwok: no status
 change from a peer inside the burst), BENCH_TOTAL=1000. Three runs of the same code:
@@ -71,7 +71,7 @@ change from a peer inside the burst), BENCH_TOTAL=1000. Three runs of the same c
 - Default flags (100/100 per resource type): **23.3, 22.9, 22.6 s**, 6.43–6.73 CPU-s per 1k,
   4.97 requests: the Go operator at the same values took 22.0 / 23.3 s and 5.9 / 6.4 CPU-s, so a
   migrating operator's burst is as fast as before (0.97–1.06×).
-- With 16 workers instead of 8 (17:25): 21.6 s and 5.96 CPU-s, the same: the burst is bound by the
+- With 16 workers instead of 8 (17:19): 21.6 s and 5.96 CPU-s, the same: the burst is bound by the
   two cores (load ~2: the API server's server-side applies, etcd, the bench's client, the
   controller), not by requests waiting on the workers, so applying a set's objects in parallel
   would not shorten it.
@@ -82,6 +82,11 @@ change from a peer inside the burst), BENCH_TOTAL=1000. Three runs of the same c
   rounds 4 and 5. The harness with the peers (the rows above) costs more CPU (7.0–9.7 CPU-s per
   1k): kwok's Stages and the controller-manager change statuses inside the burst's window, and the
   controller reconciles and reports them.
+- The rows above: one whole run with the final code at 17:27–17:31 (the peers' harness, the
+  machine in a slow phase: the CLI bench's in-memory render of the 5k lab 1.85 s at 17:24):
+  burst 8.82 CPU-s per 1k, 5.50 requests per Instance, peak RSS **142 MB**, 157 MB with 5k
+  Instances cached, **73 MB after the imports** (78 at 15:10: the constructs no longer load
+  cdk8s-plus-27's L2 library, commit 3652af9).
 
 **Round 6, 2026-11-27 14:16–15:18** (same machine,
 nothing else running; alternating, BENCH_TOTAL=1000, no default-flags burst): V8's heap growth, **kept**.
