@@ -47,6 +47,8 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
     bar?.stop();
     if (reportProblems(loaded.problems, opts.quiet)) return EXIT_INPUT;
     files = builder.files(session.renderedSets());
+    // The builder keeps each set's files: the objects they came from are not needed again.
+    session.releaseObjects();
   } else {
     const tree = await renderTree(opts, config, builder, jobs, warnings, record);
     if (tree === 'invalid') return invalid;
@@ -105,6 +107,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
         return;
       }
       const next = withSealedValues(config, out, builder.files(session.renderedSets())).files;
+      session.releaseObjects();
       let written: number;
       if (full) {
         const r = writeTreeAtomically(opts.output, next, { inputs });

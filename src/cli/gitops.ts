@@ -24,7 +24,7 @@ export function registerGitops(program: Command): void {
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
   addConfigOptions(cmd).action(async (opts: GitopsOptions, command: Command) => {
-    applyHeapGrowth(HEAP_GROWING_PERCENT.render);
+    applyHeapGrowth(opts.watch ? HEAP_GROWING_PERCENT.watch : HEAP_GROWING_PERCENT.render);
     process.exitCode = await runGitops(opts, rerunCommand(command));
   });
 }

@@ -316,10 +316,18 @@ export class GitopsTreeBuilder<C = string> {
     private readonly store?: ApplicationStore,
   ) {}
 
-  /** The tree of rendered sets. */
+  /**
+   * The tree of rendered sets. A set whose files are known already (its unit rendered or primed
+   * before) is not read again: its objects may have been released (LabSession.releaseObjects).
+   */
   files(sets: readonly RenderedSet[]): Map<string, string | C> {
-    for (const set of sets) this.setFilesOf(set);
-    return this.filesOf(sets.map((set) => ({ unit: set.unit, objectCount: set.objects.length })));
+    return this.filesOf(
+      sets.map((set) => {
+        const sf = this.setFilesOf(set);
+        // Each object is a file or a Secret left out (renderedFilesOf): their count is the set's.
+        return { unit: set.unit, objectCount: sf.files.length + sf.expectedSecrets.length };
+      }),
+    );
   }
 
   /**

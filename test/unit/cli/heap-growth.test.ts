@@ -54,7 +54,7 @@ describe('the heap growth of long or large runs (src/cli/heap-growth.ts)', () =>
     expect(setFlags).toHaveBeenCalledWith(`--heap-growing-percent=${HEAP_GROWING_PERCENT.controller}`);
   });
 
-  it('synth and gitops set the render value; validate leaves V8 its own', async () => {
+  it('synth and gitops set the render value, gitops --watch the watch value; validate leaves V8 its own', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'heap-growth-'));
     try {
       const missing = path.join(dir, 'no-such-lab');
@@ -63,6 +63,12 @@ describe('the heap growth of long or large runs (src/cli/heap-growth.ts)', () =>
         await run(register, [name, '-f', missing, '-o', path.join(dir, name)]);
         expect(setFlags, name).toHaveBeenCalledWith(`--heap-growing-percent=${HEAP_GROWING_PERCENT.render}`);
       }
+      // Watch mode runs long, as the controller: its own value (the load fails here, before watching).
+      setFlags.mockClear();
+      await run(registerGitops, ['gitops', '-f', missing, '-o', path.join(dir, 'watched'), '--watch']);
+      expect(process.exitCode).not.toBe(0);
+      expect(setFlags).toHaveBeenCalledWith(`--heap-growing-percent=${HEAP_GROWING_PERCENT.watch}`);
+      expect(setFlags).toHaveBeenCalledTimes(1);
       setFlags.mockClear();
       await run(registerValidate, ['validate', '-f', missing]);
       expect(process.exitCode).not.toBe(0);

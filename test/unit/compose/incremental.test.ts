@@ -64,7 +64,7 @@ describe('watch mode (LabSession)', () => {
     expect(ids()).not.toContain('tenants/ann.lee');
   });
 
-  it('after edits that change, add and remove sets, the tree is the one a fresh full render gives (small Applications, every chunk touched)', () => {
+  it('after edits that change, add and remove sets, the tree is the one a fresh full render gives (small Applications, every chunk touched; objects released as gitops --watch does)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'watch-eq-'));
     const byFile = new Map<string, unknown[]>();
     for (const o of generateLab({ instances: 90, tenants: 12, workspaces: 3 })) {
@@ -77,6 +77,8 @@ describe('watch mode (LabSession)', () => {
     const builder = new GitopsTreeBuilder(config);
     expect(session.load().applied).toBe(true);
     let tree = [...builder.files(session.renderedSets())];
+    session.releaseObjects();
+    expect(session.renderedSets().every((s) => s.objects.length === 0)).toBe(true);
     const fresh = () => {
       const s = new LabSession([dir], config, dir);
       expect(s.load().applied).toBe(true);
@@ -93,6 +95,7 @@ describe('watch mode (LabSession)', () => {
       writeFileSync(f, edit(readFileSync(f, 'utf8')));
       expect(session.update([f]).applied).toBe(true);
       const next = [...builder.files(session.renderedSets())];
+      session.releaseObjects();
       expect(next).not.toEqual(tree);
       expect(next).toEqual(fresh());
       tree = next;
