@@ -126,6 +126,7 @@ if (scenario === 'render') {
   const t0 = performance.now();
   session.load();
   let files = builder.files(session.renderedSets());
+  session.releaseObjects(); // as gitops --watch: the builder keeps the files
   writeTreeAtomically(out, files);
   result.initialMs = Math.round(performance.now() - t0);
   const times: number[] = [];
@@ -136,6 +137,7 @@ if (scenario === 'render') {
     const t1 = performance.now();
     const update = session.update([file]);
     const next = builder.files(session.renderedSets());
+    session.releaseObjects();
     applyFileChanges(out, files, next);
     files = next;
     times.push(performance.now() - t1);
