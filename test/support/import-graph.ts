@@ -31,16 +31,27 @@ function resolve(root: string, fromFile: string, spec: string): string {
   return relative(root, hit).split('\\').join('/').replace(/\.d\.mts$/, '.mjs');
 }
 
+/**
+ * Every module specifier of every source file under `folders`, relative and package ones, by
+ * repository-relative path: static imports, `export … from`, `import('literal')` and `require('literal')`.
+ */
+export function readImportSpecifiers(root: string, folders: readonly string[] = ['src', 'constructs']): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const folder of folders) {
+    for (const abs of sourceFiles(join(root, folder))) {
+      const info = ts.preProcessFile(readFileSync(abs, 'utf8'), true, true);
+      out.set(relative(root, abs).split('\\').join('/'), info.importedFiles.map((f) => f.fileName));
+    }
+  }
+  return out;
+}
+
 /** Every relative import of every source file under `folders` (package imports are not edges). */
 export function readImportGraph(root: string, folders: readonly string[] = ['src', 'constructs']): ImportGraph {
   const graph: ImportGraph = new Map();
-  for (const folder of folders) {
-    for (const abs of sourceFiles(join(root, folder))) {
-      const file = relative(root, abs).split('\\').join('/');
-      const info = ts.preProcessFile(readFileSync(abs, 'utf8'), true, true);
-      const targets = info.importedFiles.map((f) => f.fileName).filter((s) => s.startsWith('./') || s.startsWith('../'));
-      graph.set(file, [...new Set(targets.map((s) => resolve(root, file, s)))].sort());
-    }
+  for (const [file, specifiers] of readImportSpecifiers(root, folders)) {
+    const targets = specifiers.filter((s) => s.startsWith('./') || s.startsWith('../'));
+    graph.set(file, [...new Set(targets.map((s) => resolve(root, file, s)))].sort());
   }
   return graph;
 }
