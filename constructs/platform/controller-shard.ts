@@ -4,7 +4,6 @@ import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './restri
 
 /** Where TenantWebhooks (constructs/platform/tenant-webhooks.ts) is told to send admission reviews. */
 export interface WebhookWiring {
-  targetLabel: { key: string; value: string };
   service?: { namespace: string; name: string; port?: number };
   url?: string;
   caBundle?: string;
@@ -157,7 +156,6 @@ export class ControllerShard extends Construct {
     // a given CA bundle (`platformWebhookCaBundle`); the Service above routes 443 to the pod's 9443.
     if (webhooks)
       webhooks.render(this, 'webhooks', {
-        targetLabel: { key: props.targetLabelKey, value: shard },
         service: { namespace: ns, name, port: 443 },
         ...(webhooks.caBundle ? { caBundle: webhooks.caBundle } : {}),
         ...(webhooks.certificate ? { certManagerCertificate: webhooks.certificate } : {}),

@@ -1,14 +1,11 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
-import type { LabelSelector } from '../../src/config/config.ts';
 import { TENANT_WEBHOOK_NAMES, TENANT_WEBHOOK_PATHS } from '../../src/model/tenant-webhooks.ts';
 
 /** cert-manager's CA injector fills `caBundle` from the Certificate this annotation names. */
 export const CERT_MANAGER_INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 
 export interface TenantWebhooksProps {
-  /** The target label (`--target-label`): the validating hook only sees Tenants carrying it. */
-  readonly targetLabel: LabelSelector;
   /**
    * The in-cluster Service in front of the controller's webhook port (`port` @default 443).
    * Exactly one of `service` and `url`.
@@ -40,9 +37,9 @@ export interface TenantWebhooksProps {
 /**
  * The MutatingWebhookConfiguration and ValidatingWebhookConfiguration of the Tenant webhooks
  * (docs/behaviour.md §6, upstream's tenant-operator chart): CREATE and UPDATE of cluster-scoped v1alpha2 tenants,
- * failurePolicy Fail, no side effects, AdmissionReview v1. Only the validating hook has an
- * objectSelector on the target label: the mutating one must see a new Tenant before it has the
- * label, to set it.
+ * failurePolicy Fail, no side effects, AdmissionReview v1. **Here** neither hook has an
+ * objectSelector (upstream's validating one selects the target label): a Tenant without the label,
+ * such as `service-tenant`, would be written unchecked, yet it can still name managers.
  */
 export class TenantWebhooks extends Construct {
   readonly mutating: k8s.KubeMutatingWebhookConfiguration;
@@ -94,7 +91,6 @@ export class TenantWebhooks extends Construct {
         {
           name: TENANT_WEBHOOK_NAMES.validate,
           clientConfig: clientConfig(TENANT_WEBHOOK_PATHS.validate),
-          objectSelector: { matchLabels: { [props.targetLabel.key]: props.targetLabel.value } },
           ...common,
         },
       ],

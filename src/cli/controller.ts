@@ -2,20 +2,21 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startController } from '../controller/controller.ts';
-import { parseAddr } from '../kube/http-endpoints.ts';
-import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
-
-/** The webhook server's own settings, from the `--webhook-*` flags. */
-export type WebhookFlags = Pick<WebhookServerOptions, 'port' | 'host' | 'certDir' | 'bypassGroups'>;
+import { cookieSecretSeedProblem } from '../config/config.ts';
+import { startController, type ControllerOptions } from '../controller/controller.ts';
+import { formatProblem, hasErrors } from '../inputs/problems.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
+import { parseAddr } from '../kube/http-endpoints.ts';
 import { parseDuration } from '../model/duration.ts';
+import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { checkApiServer, loadKubeConfig } from './kube.ts';
 import { commandLogger } from './log.ts';
-import { cookieSecretSeedProblem } from '../config/config.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
-import { EXIT_USAGE, reportProblems } from './report.ts';
+import { EXIT_USAGE } from './report.ts';
+
+/** The webhook server's own settings, from the `--webhook-*` flags. */
+export type WebhookFlags = Pick<WebhookServerOptions, 'port' | 'host' | 'certDir' | 'bypassGroups'>;
 
 export { parseDuration };
 
@@ -39,11 +40,9 @@ export function webhookOptions(opts: Record<string, string | boolean | undefined
   return { port, host, certDir, bypassGroups };
 }
 
-/** `crownlabs controller`: the in-cluster apply-controller (docs/architecture.md, "The apply-controller"). */
-export function registerController(program: Command): void {
-  const cmd = program
-    .command('controller')
-    .description('run the apply-controller: watch CrownLabs resources, server-side apply what compose renders, prune, write status')
+/** The flags of `crownlabs controller` (also read by the tests that run it as installed, from the rendered Deployment's args). */
+export function addControllerFlags(cmd: Command): Command {
+  return cmd
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--max-concurrent-reconciles <n>', 'reconcile workers', '1')
     .option('--enable-leader-election', 'elect a leader through a coordination.k8s.io Lease', false)
@@ -67,97 +66,86 @@ export function registerController(program: Command): void {
     .option('--enable-instance-submission', 'upload a terminated persistent Instance\'s content with a submitter Job (docs/behaviour.md §8.2)', false)
     .option('--enable-instance-expiration', 'delete Instances older than their Template\'s deleteAfter (docs/behaviour.md §8.3)', false)
     .option('--expiration-dry-run', 'expiration only sends server-side dry-run deletes (logged and recorded as Events)', false);
-  addConfigOptions(cmd);
-  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
-    // Its heap grows by a fixed 20% between full GCs, not up to 4× (./heap-growth.ts).
-    applyHeapGrowth(HEAP_GROWING_PERCENT.controller);
-    const { config, problems } = configFromOptions(opts);
-    // The controller writes the per-instance Secrets: it never starts with a seed anyone could guess.
-    const seed = cookieSecretSeedProblem(config);
-    if (seed) problems.push(seed);
-    if (reportProblems(problems)) {
-      process.exitCode = EXIT_USAGE;
-      return;
+}
+
+/** What the flags, configuration and environment of `crownlabs controller` start, short of the API server. */
+export interface ControllerRun {
+  /** The configuration's warnings, to print. */
+  warnings: string[];
+  kubeconfig?: string;
+  options: Omit<ControllerOptions, 'kubeConfig' | 'logger' | 'webhook' | 'onLeadershipLost'>;
+  webhook?: WebhookFlags | 'no-certificate';
+}
+
+/**
+ * Reads the parsed flags (with `--config` and the environment) into what the controller starts
+ * with; or the exit code and the lines to print (2: usage; 1: a configuration that cannot run).
+ */
+export function controllerRunFromFlags(opts: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv = process.env): { run: ControllerRun } | { exitCode: number; lines: string[] } {
+  const { config, problems } = configFromOptions(opts, env);
+  // The controller writes the per-instance Secrets: it never starts with a seed anyone could guess.
+  const seed = cookieSecretSeedProblem(config);
+  if (seed) problems.push(seed);
+  if (hasErrors(problems)) {
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    return { exitCode: EXIT_USAGE, lines: [...problems.map(formatProblem), `${errors} error${errors === 1 ? '' : 's'}: nothing was written`] };
+  }
+  let keepAlive: number;
+  let resync: number;
+  let webhook: WebhookFlags | 'no-certificate' | undefined;
+  let statusCheckTimeout: number;
+  let statusCheckInterval: number;
+  let rqMin: number;
+  let rqMax: number;
+  try {
+    keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
+    resync = parseDuration(String(opts.resyncPeriod));
+    rqMin = parseDuration(String(opts.tenantOperatorRqTimeMin));
+    rqMax = parseDuration(String(opts.tenantOperatorRqTimeMax));
+    if (rqMax < rqMin) throw new Error('--tenant-operator-rq-time-max must not be below --tenant-operator-rq-time-min');
+    statusCheckTimeout = parseDuration(String(opts.instanceTerminationStatusCheckTimeout));
+    statusCheckInterval = parseDuration(String(opts.instanceTerminationStatusCheckInterval));
+    if (statusCheckTimeout <= 0 || statusCheckInterval <= 0) throw new Error('the status-check timeout and interval must be positive');
+    for (const [flag, value, min] of [
+      ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
+      ['--client-qps', opts.clientQps, 0],
+      ['--client-max-burst', opts.clientMaxBurst, 1],
+    ] as const) {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < min) throw new Error(`${flag} must be a number ≥ ${min}, not "${String(value)}"`);
     }
-    let keepAlive: number;
-    let resync: number;
-    let webhook: WebhookFlags | 'no-certificate' | undefined;
-    let statusCheckTimeout: number;
-    let statusCheckInterval: number;
-    let rqMin: number;
-    let rqMax: number;
-    try {
-      keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
-      resync = parseDuration(String(opts.resyncPeriod));
-      rqMin = parseDuration(String(opts.tenantOperatorRqTimeMin));
-      rqMax = parseDuration(String(opts.tenantOperatorRqTimeMax));
-      if (rqMax < rqMin) throw new Error('--tenant-operator-rq-time-max must not be below --tenant-operator-rq-time-min');
-      statusCheckTimeout = parseDuration(String(opts.instanceTerminationStatusCheckTimeout));
-      statusCheckInterval = parseDuration(String(opts.instanceTerminationStatusCheckInterval));
-      if (statusCheckTimeout <= 0 || statusCheckInterval <= 0) throw new Error('the status-check timeout and interval must be positive');
-      for (const [flag, value, min] of [
-        ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
-        ['--client-qps', opts.clientQps, 0],
-        ['--client-max-burst', opts.clientMaxBurst, 1],
-      ] as const) {
-        const n = Number(value);
-        if (!Number.isFinite(n) || n < min) throw new Error(`${flag} must be a number ≥ ${min}, not "${String(value)}"`);
+    webhook = webhookOptions(opts);
+  } catch (e) {
+    return { exitCode: EXIT_USAGE, lines: [`crownlabs controller: ${(e as Error).message}`] };
+  }
+  const kcProblems = validateKeycloakConfig({
+    url: config.keycloakUrl,
+    loginRealm: config.keycloakLoginRealm,
+    targetRealm: config.keycloakTargetRealm,
+    targetClientId: config.keycloakTargetClient,
+    username: config.keycloakUser,
+    password: config.keycloakPassword,
+  });
+  // As upstream: an incomplete Keycloak configuration refuses to start (docs/behaviour.md §2.1).
+  if (kcProblems.length) return { exitCode: 1, lines: kcProblems.map((p) => `crownlabs controller: ${p}`) };
+  // The local settings first: a given cert dir without its key pair fails before the cluster is asked.
+  if (webhook !== undefined && webhook !== 'no-certificate') {
+    for (const f of ['tls.crt', 'tls.key']) {
+      const file = path.join(webhook.certDir, f);
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (e) {
+        return { exitCode: 1, lines: [`crownlabs controller: webhook server: ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`] };
       }
-      webhook = webhookOptions(opts);
-    } catch (e) {
-      process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
-      process.exitCode = EXIT_USAGE;
-      return;
     }
-    const kcProblems = validateKeycloakConfig({
-      url: config.keycloakUrl,
-      loginRealm: config.keycloakLoginRealm,
-      targetRealm: config.keycloakTargetRealm,
-      targetClientId: config.keycloakTargetClient,
-      username: config.keycloakUser,
-      password: config.keycloakPassword,
-    });
-    if (kcProblems.length) {
-      // As upstream: an incomplete Keycloak configuration refuses to start (docs/behaviour.md §2.1).
-      for (const p of kcProblems) process.stderr.write(`crownlabs controller: ${p}\n`);
-      process.exitCode = 1;
-      return;
-    }
-    // The local settings first: a given cert dir without its key pair fails before the cluster is asked.
-    if (webhook !== undefined && webhook !== 'no-certificate') {
-      for (const f of ['tls.crt', 'tls.key']) {
-        const file = path.join(webhook.certDir, f);
-        try {
-          accessSync(file, constants.R_OK);
-        } catch (e) {
-          process.stderr.write(`crownlabs controller: webhook server: ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-      }
-    }
-    // No kubeconfig, or no API server behind it: one line and exit 1, before any watch starts.
-    let kubeConfig: KubeConfig;
-    try {
-      kubeConfig = loadKubeConfig(opts.kubeconfig as string | undefined);
-      await checkApiServer(kubeConfig);
-    } catch (e) {
-      process.stderr.write(`crownlabs controller: ${(e as Error).message.split('\n')[0]}\n`);
-      process.exitCode = 1;
-      return;
-    }
-    const log = commandLogger('controller');
-    if (webhook === 'no-certificate') {
-      log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
-      webhook = undefined;
-    }
-    const webhookFlags = webhook;
-    let handle: Awaited<ReturnType<typeof startController>>;
-    try {
-      handle = await startController({
-        kubeConfig,
+  }
+  return {
+    run: {
+      warnings: problems.map(formatProblem),
+      kubeconfig: opts.kubeconfig as string | undefined,
+      webhook,
+      options: {
         config,
-        logger: log,
         maxConcurrentReconciles: Number(opts.maxConcurrentReconciles),
         clientQps: Number(opts.clientQps),
         clientMaxBurst: Number(opts.clientMaxBurst),
@@ -165,7 +153,7 @@ export function registerController(program: Command): void {
         healthProbeAddr: String(opts.healthProbeAddr),
         enableLeaderElection: opts.enableLeaderElection === true,
         leaderElectionId: String(opts.leaderElectionId),
-        leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? process.env.POD_NAMESPACE ?? 'default',
+        leaderElectionNamespace: (opts.leaderElectionNamespace as string | undefined) ?? env.POD_NAMESPACE ?? 'default',
         tenantNsKeepAliveMs: keepAlive,
         resyncPeriodMs: resync,
         requeueMinMs: rqMin,
@@ -178,6 +166,49 @@ export function registerController(program: Command): void {
           statusCheckIntervalMs: statusCheckInterval,
           expirationDryRun: opts.expirationDryRun === true,
         },
+      },
+    },
+  };
+}
+
+/** `crownlabs controller`: the in-cluster apply-controller (docs/architecture.md, "The apply-controller"). */
+export function registerController(program: Command): void {
+  const cmd = addControllerFlags(program.command('controller').description('run the apply-controller: watch CrownLabs resources, server-side apply what compose renders, prune, write status'));
+  addConfigOptions(cmd);
+  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    // Its heap grows by a fixed 20% between full GCs, not up to 4× (./heap-growth.ts).
+    applyHeapGrowth(HEAP_GROWING_PERCENT.controller);
+    const parsed = controllerRunFromFlags(opts);
+    if ('exitCode' in parsed) {
+      for (const line of parsed.lines) process.stderr.write(`${line}\n`);
+      process.exitCode = parsed.exitCode;
+      return;
+    }
+    const { run } = parsed;
+    for (const line of run.warnings) process.stderr.write(`${line}\n`);
+    // No kubeconfig, or no API server behind it: one line and exit 1, before any watch starts.
+    let kubeConfig: KubeConfig;
+    try {
+      kubeConfig = loadKubeConfig(run.kubeconfig);
+      await checkApiServer(kubeConfig);
+    } catch (e) {
+      process.stderr.write(`crownlabs controller: ${(e as Error).message.split('\n')[0]}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const log = commandLogger('controller');
+    let webhook = run.webhook;
+    if (webhook === 'no-certificate') {
+      log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
+      webhook = undefined;
+    }
+    const webhookFlags = webhook;
+    let handle: Awaited<ReturnType<typeof startController>>;
+    try {
+      handle = await startController({
+        ...run.options,
+        kubeConfig,
+        logger: log,
         onLeadershipLost: () => process.exit(1),
         // The controller starts the webhooks with its Tenant cache; the server module is wired here.
         webhook: webhookFlags && ((deps) => startWebhookServer({ ...webhookFlags, ...deps })),

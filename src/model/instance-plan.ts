@@ -6,6 +6,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
+import { admittedByTenantWebhooks } from './tenant-plan.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
 
 /** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
@@ -129,7 +130,7 @@ export function planInstance(
   const envs = effectiveEnvironments(instance, template);
   const several = envs.length > 1;
   const workspaceName = template.spec[WORKSPACE_REF]?.name ?? '';
-  const managers = workspaceName ? inventory.managersOf(workspaceName).filter((t) => t.metadata.name !== tenant.metadata.name) : [];
+  const managers = workspaceName ? inventory.managersOf(workspaceName).filter((t) => t.metadata.name !== tenant.metadata.name && admittedByTenantWebhooks(t, config)) : [];
   const publicKeys = [...(tenant.spec.publicKeys ?? []), ...managers.flatMap((m) => m.spec.publicKeys ?? [])];
   const allowedEmails = [...new Set([tenant.spec.email, ...managers.map((m) => m.spec.email)].map((e) => e.toLowerCase()))];
 

@@ -85,6 +85,15 @@ export function tenantOwnLabels(tenant: Tenant, workspaces: ReadonlyMap<string, 
   return labels;
 }
 
+/**
+ * Whether the Tenant webhooks have seen a Tenant: every write they admit leaves a non-empty target
+ * label, except on `service-tenant`, which they blank. Only such Tenants count as a workspace's
+ * managers (docs/behaviour.md §7.4): a manager's keys and e-mail reach every Instance of it.
+ */
+export function admittedByTenantWebhooks(tenant: { metadata: { labels?: Record<string, string> } }, config: Pick<ComposerConfig, 'targetLabel'>): boolean {
+  return Boolean(tenant.metadata.labels?.[config.targetLabel.key]);
+}
+
 /** Whether a Tenant or Workspace is this shard's (docs/behaviour.md §2.1 `--target-label`). */
 export function matchesTargetLabel(obj: { metadata: { labels?: Record<string, string> } }, config: Pick<ComposerConfig, 'targetLabel'>): boolean {
   return obj.metadata.labels?.[config.targetLabel.key] === config.targetLabel.value;

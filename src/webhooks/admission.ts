@@ -48,9 +48,19 @@ export interface AdmissionReview {
   response?: AdmissionResponse;
 }
 
-/** A request is a bypass when any of the requester's groups is one of the bypass groups (docs/behaviour.md §6). */
-export function isBypass(request: AdmissionRequest, bypassGroups: readonly string[]): boolean {
-  return (request.userInfo?.groups ?? []).some((g) => bypassGroups.includes(g));
+/** Who skips the Tenant webhooks' checks (docs/behaviour.md §6). */
+export interface BypassRule {
+  /** `--webhook-bypass-groups` */
+  bypassGroups: readonly string[];
+  /** Users who skip them too: the controller's own identity, so that it can write its Tenants. */
+  bypassUsers?: readonly string[];
+}
+
+/** A request is a bypass when it comes from a bypass user or any of the requester's groups is a bypass group. */
+export function isBypass(request: AdmissionRequest, rule: BypassRule): boolean {
+  const username = request.userInfo?.username;
+  if (username && rule.bypassUsers?.includes(username)) return true;
+  return (request.userInfo?.groups ?? []).some((g) => rule.bypassGroups.includes(g));
 }
 
 export function allowed(uid: string, warnings: string[] = []): AdmissionResponse {

@@ -5,7 +5,7 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { LabelSelector } from '../config/config.ts';
-import { allowed, errored, isBypass, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
+import { allowed, errored, isBypass, type AdmissionRequest, type AdmissionResponse, type BypassRule } from './admission.ts';
 import { decodeTenant, tenantName } from './tenant-decode.ts';
 
 /** The Tenant that must never carry the target label (upstream `SVCTenantName`). */
@@ -14,13 +14,11 @@ export const SERVICE_TENANT = 'service-tenant';
 export const WARN_SERVICE_TENANT_LABEL = 'operator selector label must not be present on service tenant and has been removed';
 export const WARN_LABEL_REVERTED = 'operator selector label change is prohibited and has been reverted';
 
-export interface TenantWebhookConfig {
+export interface TenantWebhookConfig extends BypassRule {
   /** `--target-label` */
   targetLabel: LabelSelector;
   /** `--base-workspaces` */
   baseWorkspaces: readonly string[];
-  /** `--webhook-bypass-groups` */
-  bypassGroups: readonly string[];
 }
 
 /**
@@ -34,7 +32,7 @@ function enforceTargetLabel(request: AdmissionRequest, labels: Record<string, st
     labels[key] = '';
     return [WARN_SERVICE_TENANT_LABEL];
   }
-  if (labels[key] && isBypass(request, config.bypassGroups)) return [];
+  if (labels[key] && isBypass(request, config)) return [];
   if (request.operation === 'CREATE') {
     labels[key] = value;
     return [];

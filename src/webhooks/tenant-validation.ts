@@ -27,11 +27,11 @@ export interface TenantValidationDeps {
 
 export async function validateTenant(
   request: AdmissionRequest,
-  config: Pick<TenantWebhookConfig, 'bypassGroups'>,
+  config: Pick<TenantWebhookConfig, 'bypassGroups' | 'bypassUsers'>,
   deps: TenantValidationDeps,
 ): Promise<AdmissionResponse> {
   const uid = request.uid;
-  if (isBypass(request, config.bypassGroups)) return allowed(uid);
+  if (isBypass(request, config)) return allowed(uid);
   const decoded = decodeTenant(request.object);
   if ('error' in decoded) return errored(uid, 400, decoded.error);
   const decodedOld = decodeTenant(request.oldObject, 'oldObject');

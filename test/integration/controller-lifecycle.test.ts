@@ -1,4 +1,5 @@
-// The apply-controller's lifecycle against the real test cluster: Keycloak sync (HTTP double),
+// The apply-controller's lifecycle against the real test cluster, as installed (test/integration/
+// as-installed.ts) but for the leader-election and CLI tests: Keycloak sync (HTTP double),
 // finalizers and deletion (Workspace unsubscribes its Tenants, docs/behaviour.md §4.5), MyDrive share from the
 // bound PV, leader election through a Lease, and the real CLI with /healthz, /readyz, /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +10,7 @@ import { KeycloakDouble } from '../support/keycloak-double.ts';
 import { adminKubeConfig, adminKubeConfigPath, getObject, REPO_ROOT, rest, waitFor } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, lab, labConfig, patch, runController, shardName, type RunningController } from './controller-support.ts';
 import { createMyDriveVolumes, removeMyDriveVolumes } from './mydrive-volumes.ts';
+import { removeInstall, runInstalledController, type InstalledController } from './as-installed.ts';
 
 const tenantRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name } });
 const workspaceRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name } });
@@ -17,7 +19,7 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
   const shard = shardName('clc');
   const l = lab(shard);
   let kc: KeycloakDouble;
-  let ctl: RunningController;
+  let ctl: InstalledController;
   const config = labConfig(shard);
   const pvOwner = `${shard}-lifecycle`;
 
@@ -33,15 +35,16 @@ describe('controller lifecycle: Keycloak, deletion, MyDrive', () => {
     });
     await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
     for (const o of l.inputs.cluster) await create(o);
-    ctl = await runController(config);
+    ctl = await runInstalledController(config);
     await waitFor(async () => (await getObject<any>(tenantRef(l.tenants[0])))?.status?.ready !== undefined, { message: 'tenant status' });
     await ctl.handle.idle();
   });
   afterAll(async () => {
-    await ctl?.handle.stop();
+    await ctl?.stop();
     await cleanupLab(l);
     await removeMyDriveVolumes(adminKubeConfig(), pvOwner);
     await kc?.close();
+    await removeInstall(ctl);
   });
 
   it('creates the workspace roles and the tenant users with their roles', async () => {

@@ -1,9 +1,11 @@
-// The apply-controller against the real test cluster: one composition, status (from the children
-// kube-controller-manager and kwok's Stages drive), drift correction, prune safety, zero writes on
-// a steady-state resync, Template freeze, garbage collection.
+// The apply-controller against the real test cluster, as installed (test/integration/as-installed.ts:
+// its ServiceAccount, the rendered args, RBAC, policies and webhooks): one composition, status (from
+// the children kube-controller-manager and kwok's Stages drive), drift correction, prune safety,
+// zero writes on a steady-state resync, Template freeze, garbage collection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { COMPOSER, parentId } from '../../src/model/labels.ts';
+import { removeInstall, runInstalledController, type InstalledController } from './as-installed.ts';
 import { getObject, rest, waitFor, type KubeObject } from './cluster.ts';
 import {
   cleanupLab,
@@ -16,16 +18,14 @@ import {
   liveOf,
   patch,
   phaseHistory,
-  runController,
   shardName,
   type Lab,
-  type RunningController,
 } from './controller-support.ts';
 
 const shard = shardName('ctl');
 const l: Lab = lab(shard);
 const config = labConfig(shard);
-let ctl: RunningController;
+let ctl: InstalledController;
 let phases: Map<string, string[]>;
 let convergeMs = 0;
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const t0 = Date.now();
   await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
   for (const o of l.inputs.cluster) await create(o);
-  ctl = await runController(config);
+  ctl = await runInstalledController(config);
   phases = phaseHistory(ctl);
   // Templates and Instances live in namespaces the controller creates.
   await waitFor(async () => (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.workspaceNs } })) && (await getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } })), {
@@ -51,8 +51,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await ctl?.handle.stop();
+  await ctl?.stop();
   await cleanupLab(l);
+  await removeInstall(ctl);
 });
 
 describe('controller: one composition', () => {

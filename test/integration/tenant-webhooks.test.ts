@@ -1,24 +1,17 @@
-// docs/behaviour.md §6 on a real API server: the TenantWebhooks construct is rendered with a URL and CA bundle
-// and applied, the webhook server runs in this process on 127.0.0.1 with a certificate made by the
-// test, and people with client certificates create and edit Tenants. The API server calls our hooks
-// and enforces their answers. The hooks are failurePolicy Fail, so they are narrowed with
-// matchConditions to this run's Tenant names and always removed in afterAll.
-import { mkdtemp, rm } from 'node:fs/promises';
-import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
+// docs/behaviour.md §6 on a real API server, served by the controller as installed
+// (test/integration/as-installed.ts): `crownlabs manifests` applied, the controller running as its
+// ServiceAccount with the rendered Deployment's args, the rendered webhook configurations pointed
+// at it. People with client certificates create and edit Tenants; the API server calls our hooks
+// and enforces their answers, while the controller reconciles the same Tenants through them.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { App, Chart } from 'cdk8s';
+import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
-import { requesterTenant } from '../../src/controller/controller.ts';
-import { KubeClient } from '../../src/kube/client.ts';
-import { startWebhookServer, type WebhookServer } from '../../src/webhooks/server.ts';
+import { TENANT_FINALIZER } from '../../src/controller/context.ts';
 import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhooks/tenant-mutation.ts';
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';
-import { makeServingCert } from '../support/tls.ts';
-import { labConfig, runController } from './controller-support.ts';
-import { adminKubeConfig, deleteAll, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { removeInstall, runInstalledController, INSTALL_NAMESPACE, type InstalledController } from './as-installed.ts';
+import { labConfig } from './controller-support.ts';
+import { adminKubeConfig, deleteAll, deleteNamespace, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 
 const CL = 'crownlabs.polito.it';
 const K = 'crownlabs.polito.it/operator-selector';
@@ -28,7 +21,6 @@ const SHARD = P;
 const UTILITIES = `${P}-utilities`;
 const WS_A = `${P}-ws-a`;
 const WS_C = `${P}-ws-c`;
-const BYPASS_GROUP = `${P}:bypass`;
 const names = { ada: `${P}-ada`, bea: `${P}-bea`, carol: `${P}-carol`, dave: `${P}-dave`, mallory: `${P}-mallory`, zed: `${P}-zed`, zoe: `${P}-zoe`, root: `${P}-root` };
 const SERVICE_TENANT = 'service-tenant';
 const HOUR = 3600_000;
@@ -75,32 +67,19 @@ const patch = (kc: KubeConfig, name: string, body: unknown) => call(kc, 'PATCH',
 const get = async (name: string) => (await getObject<any>({ apiVersion: `${CL}/v1alpha2`, kind: 'Tenant', metadata: { name } }))!;
 const deniedBy = (hook: 'validate' | 'mutate', message: string) => `admission webhook "${hook}.tenant.crownlabs.polito.it" denied the request: ${message}`;
 
-describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real API server', () => {
-  let tmp: string;
-  let caPem: string;
-  let server: WebhookServer | undefined;
-  let webhookObjects: KubeObject[] = [];
+describe('docs/behaviour.md §6 Tenant admission webhooks of the installed controller, called by the real API server', () => {
+  let ctl: InstalledController | undefined;
   let rbac: KubeObject[] = [];
   const admin = () => adminKubeConfig();
   const kc: Record<string, KubeConfig> = {};
 
   beforeAll(async () => {
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'wh-it-'));
-    const certDir = path.join(tmp, 'certs');
-    ({ caPem } = await makeServingCert(path.join(tmp, 'ca'), certDir));
-    const client = new KubeClient(admin());
-    server = await startWebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      certDir,
-      targetLabel: { key: K, value: SHARD },
-      baseWorkspaces: [UTILITIES],
-      bypassGroups: ['system:masters', BYPASS_GROUP],
-      getTenant: (name) => requesterTenant(client, undefined, name),
+    ctl = await runInstalledController(labConfig(SHARD, { baseWorkspaces: [UTILITIES] }), {
+      webhookScope: `object.metadata.name.startsWith('${P}-') || object.metadata.name == '${SERVICE_TENANT}'`,
     });
 
     // RBAC: everyone in this test may read, create and edit Tenants; the webhooks do the rest.
-    const users = [names.ada, names.carol, names.dave, names.mallory, names.root];
+    const users = [names.ada, names.carol, names.dave, names.mallory];
     rbac = [
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${P}-tenants` }, rules: [{ apiGroups: [CL], resources: ['tenants'], verbs: ['get', 'list', 'create', 'update', 'patch'] }] },
       {
@@ -108,31 +87,13 @@ describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real AP
         kind: 'ClusterRoleBinding',
         metadata: { name: `${P}-tenants` },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${P}-tenants` },
-        subjects: [...users.map((name) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name })), { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: BYPASS_GROUP }],
+        subjects: users.map((name) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name })),
       },
     ];
     await serverSideApply(rbac);
-    for (const u of [names.ada, names.carol, names.dave, names.mallory]) kc[u] = await kubeConfigFor(u, ['crownlabs:testers']);
-    kc[names.root] = await kubeConfigFor(names.root, [BYPASS_GROUP]);
-
-    // The construct as the platform chart renders it, pointed at our server; plus matchConditions
-    // so that only this run's Tenants (and service-tenant) reach hooks that fail closed.
-    const chart = new Chart(new App(), 'webhooks', { disableResourceNameHashes: true });
-    new TenantWebhooks(chart, 'tenant-webhooks', {
-      targetLabel: { key: K, value: SHARD },
-      url: `https://127.0.0.1:${server.port}`,
-      caBundle: Buffer.from(caPem).toString('base64'),
-      namePrefix: `${P}-`,
-    });
-    const onlyOurs = `object.metadata.name.startsWith('${P}-') || object.metadata.name == '${SERVICE_TENANT}'`;
-    webhookObjects = chart.toJson().map((o: any) => ({ ...o, webhooks: o.webhooks.map((w: any) => ({ ...w, matchConditions: [{ name: 'this-test-run', expression: onlyOurs }] })) }));
-    await serverSideApply(webhookObjects);
-    // The API server picks webhook configurations up asynchronously: wait until a dry-run create
-    // comes back mutated.
-    await waitFor(async () => {
-      const r = await call(admin(), 'POST', `${TENANTS_PATH}?dryRun=All`, tenant(`${P}-probe`, []));
-      return r.body?.metadata?.labels?.[K] === SHARD && r.body.spec.workspaces?.length === 1;
-    }, { timeoutMs: 30_000 });
+    for (const u of users) kc[u] = await kubeConfigFor(u, ['crownlabs:testers']);
+    // The install bypasses only system:masters (the `--webhook-bypass-groups` default it renders).
+    kc[names.root] = await kubeConfigFor(names.root, ['system:masters']);
 
     // The people: carol manages ws-a and the base workspace and uses ws-c; dave uses ws-a.
     for (const t of [
@@ -148,22 +109,32 @@ describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real AP
 
   afterAll(async () => {
     try {
-      if (webhookObjects.length) await deleteAll(webhookObjects);
+      await ctl?.stop();
     } finally {
-      try {
-        await deleteAll([...Object.values(names), SERVICE_TENANT].map((name) => ({ apiVersion: `${CL}/v1alpha2`, kind: 'Tenant', metadata: { name } })));
-        await deleteAll(rbac);
-      } finally {
-        await server?.close();
-        await rm(tmp, { recursive: true, force: true });
-      }
+      // The controller's finalizer stays on the Tenants it reconciled: release it, then remove them and their namespaces.
+      const tenants = [...Object.values(names), SERVICE_TENANT].map((name) => ({ apiVersion: `${CL}/v1alpha2`, kind: 'Tenant', metadata: { name } }));
+      for (const t of tenants) await patch(admin(), t.metadata.name, { metadata: { finalizers: null } });
+      await deleteAll(tenants);
+      for (const name of Object.values(names)) await deleteNamespace(`tenant-${name}`);
+      await deleteAll(rbac);
+      await removeInstall(ctl);
     }
+  });
+
+  describe('the controller, as installed, through its own webhooks', () => {
+    it('authenticates as the rendered ServiceAccount and writes its finalizer and labels on the Tenants it reconciles', async () => {
+      expect(ctl!.userName).toBe(`system:serviceaccount:${INSTALL_NAMESPACE}:crownlabs-controller`);
+      await waitFor(async () => {
+        const carol = await get(names.carol);
+        return carol.metadata.finalizers?.includes(TENANT_FINALIZER) && carol.metadata.labels?.[`crownlabs.polito.it/workspace-${WS_A}`] === 'manager' && carol.status?.ready !== undefined;
+      }, { timeoutMs: 60_000, message: 'the installed controller wrote carol\'s finalizer, labels and status' });
+    });
   });
 
   describe('§6.1 mutating', () => {
     it('a new Tenant gets the target label and the base workspaces (role user), its own entries kept', async () => {
       const ada = await get(names.ada);
-      expect(ada.metadata.labels).toEqual({ [K]: SHARD });
+      expect(ada.metadata.labels[K]).toBe(SHARD);
       expect(ada.spec.workspaces).toEqual([
         { name: WS_A, role: 'user' },
         { name: UTILITIES, role: 'user' },
@@ -176,10 +147,10 @@ describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real AP
       const changed = await patch(kc[names.carol], names.bea, { metadata: { labels: { [K]: 'elsewhere', team: 'x' } } });
       expect(changed.code, JSON.stringify(changed.body)).toBe(200);
       expect(changed.warnings).toEqual([WARN_LABEL_REVERTED]);
-      expect(changed.body.metadata.labels).toEqual({ [K]: SHARD, team: 'x' });
+      expect(changed.body.metadata.labels).toMatchObject({ [K]: SHARD, team: 'x' });
       const removed = await patch(kc[names.carol], names.bea, { metadata: { labels: { [K]: null } } });
       expect(removed.warnings).toEqual([WARN_LABEL_REVERTED]);
-      expect((await get(names.bea)).metadata.labels).toEqual({ [K]: SHARD, team: 'x' });
+      expect((await get(names.bea)).metadata.labels).toMatchObject({ [K]: SHARD, team: 'x' });
     });
 
     it('a bypass-group member may move a Tenant to another shard', async () => {
@@ -287,43 +258,29 @@ describe('docs/behaviour.md §6 Tenant admission webhooks, called by the real AP
       expect(r.body.spec).toMatchObject({ firstName: 'Renamed', workspaces: [{ name: UTILITIES, role: 'user' }] });
     });
 
-    it('a Tenant outside the target shard is not validated (objectSelector on the target label)', async () => {
-      // bea was moved to another shard by a bypass user above; anyone with RBAC may now edit her.
+    it('a Tenant outside the target shard is validated all the same', async () => {
+      // bea was moved to another shard by a bypass user above: no objectSelector lets a write past the checks.
       await waitFor(async () => (await get(names.bea)).metadata.labels[K] === 'other-shard');
       const r = await patch(kc[names.dave], names.bea, { spec: { firstName: 'Free' } });
-      expect(r.code, JSON.stringify(r.body)).toBe(200);
+      expect(r.code, JSON.stringify(r.body)).toBe(403);
+      expect(r.body.message).toBe(deniedBy('validate', DENY_MANAGER_EDIT));
+    });
+
+    it('service-tenant, which never carries the target label, is validated: a manager cannot make it manager of a workspace she does not manage', async () => {
+      await waitFor(async () => (await get(SERVICE_TENANT)) !== undefined);
+      const claimed = await patch(kc[names.carol], SERVICE_TENANT, { spec: { workspaces: [{ name: WS_C, role: 'manager' }, { name: UTILITIES, role: 'user' }], publicKeys: ['ssh-ed25519 AAAAcarol carol@laptop'] } });
+      expect(claimed.code, JSON.stringify(claimed.body)).toBe(403);
+      expect(claimed.body.message).toBe(deniedBy('validate', notManagerOf(WS_C)));
+      const recreated = await create(kc[names.carol], tenant(`${P}-svc`, [{ name: WS_C, role: 'manager' }]));
+      expect(recreated.code).toBe(403);
+      expect((await get(SERVICE_TENANT)).spec.workspaces).toEqual([{ name: UTILITIES, role: 'user' }]);
     });
   });
 
   describe('§2.1 the controller process serves the webhooks', () => {
-    it('`startController` with webhook options answers on its webhook port, reading the requester from its cache', async () => {
-      // A shard no object carries: the controller reconciles nothing, its caches still hold every Tenant.
-      const { handle, requests } = await runController(labConfig(`${P}-none`, { baseWorkspaces: [UTILITIES] }), {
-        webhook: (deps) => startWebhookServer({ port: 0, host: '127.0.0.1', certDir: path.join(tmp, 'certs'), bypassGroups: ['system:masters'], ...deps }),
-      });
-      try {
-        const ada = await get(names.ada);
-        const edited = { ...ada, spec: { ...ada.spec, workspaces: [{ name: WS_A, role: 'user' }] } };
-        const body = JSON.stringify({
-          apiVersion: 'admission.k8s.io/v1',
-          kind: 'AdmissionReview',
-          request: { uid: 'direct-1', name: names.ada, operation: 'UPDATE', userInfo: { username: names.carol }, object: edited, oldObject: ada },
-        });
-        const port = Number(handle.webhookAddress!.split(':').pop());
-        const answer = await new Promise<any>((resolve, reject) => {
-          const req = https.request({ host: '127.0.0.1', port, path: '/validate-v1alpha2-tenant', method: 'POST', ca: caPem, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-          });
-          req.on('error', reject);
-          req.end(body);
-        });
-        expect(answer.response).toEqual({ uid: 'direct-1', allowed: true, status: { code: 200 } });
-        expect(requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/tenants/${names.carol}`))).toEqual([]);
-      } finally {
-        await handle.stop();
-      }
+    it('the requester of a manager edit is read from the controller\'s Tenant cache, not fetched', async () => {
+      const managerEdits = ctl!.requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/tenants/${names.carol}`));
+      expect(managerEdits).toEqual([]);
     });
   });
 });

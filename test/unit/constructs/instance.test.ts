@@ -253,6 +253,29 @@ describe('§7.4 cloud-init', () => {
     expect(userdata).toContain('    - - nfs.example:/export/john-doe-drive\n      - /media/mydrive\n      - nfs\n');
   });
 
+  it('leaves out managers the Tenant webhooks never admitted (no target label, or service-tenant\'s blanked one)', () => {
+    const unseen = (name: string, labels: string) => `---
+apiVersion: crownlabs.polito.it/v1alpha2
+kind: Tenant
+metadata:
+  name: ${name}
+${labels}
+spec:
+  firstName: X
+  lastName: Y
+  email: ${name}@evil.example
+  workspaces: [{ name: tea, role: manager }]
+  publicKeys: ['ssh-ed25519 AAAA${name} ${name}@evil']
+`;
+    const cfg = testConfig({ authMode: 'per-instance', oidcClientSecret: 's3cret' });
+    const extra = unseen('service-tenant', "  labels: { 'crownlabs.polito.it/operator-selector': '' }") + unseen('no-label', '');
+    const vm = render(lab({ env: { environmentType: 'VirtualMachine' }, extra }), cfg);
+    expect(decode(vm.get('Secret', N), 'userdata')).not.toMatch(/evil/);
+    expect(decode(vm.get('Secret', N), 'userdata')).toContain('ssh-rsa AAAAmary mary@pc');
+    const gui = render(lab({ env: { environmentType: 'Container' }, extra }), cfg);
+    expect((gui.get('ConfigMap', `${N}-oauth2-proxy`) as Any).data['authenticated-emails']).toBe('john@example.com\nmary@example.com\n');
+  });
+
   it('is laid out as upstream prints it', () => {
     expect(cloudInitUserData(['k1 a', 'k2 b'], { server: 's', path: '/p' })).toBe(
       [

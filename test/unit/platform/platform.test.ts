@@ -153,8 +153,8 @@ describe('issue 8: the rendered install', () => {
     const props = { ...platformInstallProps(config({ platformShards: ['a', 'b'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })), webhooks: (_s: unknown, _id: string, p: WebhookWiring) => void calls.push(p) };
     new PlatformChart(new App(), 'p', { install: props }).toJson();
     expect(calls).toEqual([
-      { targetLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'a' }, service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-a-' },
-      { targetLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'b' }, service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-b', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-b-' },
+      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-a-' },
+      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-b', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-b-' },
     ]);
   });
 
