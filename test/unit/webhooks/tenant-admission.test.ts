@@ -287,3 +287,23 @@ describe('docs/behaviour.md §6.2 validating webhook', () => {
     });
   });
 });
+
+describe('docs/behaviour.md §6 the controller\'s own requests', () => {
+  const CONTROLLER = 'system:serviceaccount:crownlabs-composer:crownlabs-controller';
+  const withController = { ...config, bypassUsers: [CONTROLLER] };
+  const before = tenant('ada', { workspaces: [{ name: 'w', role: 'user' }] }, { [K]: 'production' });
+  const after = { ...before, metadata: { ...before.metadata, finalizers: ['crownlabs.polito.it/tenant-operator'], labels: { [K]: 'production', 'crownlabs.polito.it/workspace-w': 'user' } }, spec: { ...before.spec, firstName: 'Changed' } };
+
+  it('skip validation when they come from the controller\'s user, and only then', async () => {
+    const deps = { getTenant: () => Promise.reject(new Error('404')), now: () => NOW };
+    expect((await validateTenant(request('UPDATE', after, before, CONTROLLER, ['system:serviceaccounts']), withController, deps)).allowed).toBe(true);
+    const other = await validateTenant(request('UPDATE', after, before, 'system:serviceaccount:tenant-ada:default', ['system:serviceaccounts']), withController, deps);
+    expect(other.allowed).toBe(false);
+    expect((await validateTenant(request('UPDATE', after, before, CONTROLLER, ['system:serviceaccounts']), config, deps)).allowed).toBe(false);
+  });
+
+  it('keep a target label the controller writes, as a bypass group member\'s', () => {
+    const moved = { ...before, metadata: { ...before.metadata, labels: { [K]: 'staging' } } };
+    expect(patched(request('UPDATE', moved, before, CONTROLLER), mutateTenant(request('UPDATE', moved, before, CONTROLLER), withController)).metadata.labels).toEqual({ [K]: 'staging' });
+  });
+});
