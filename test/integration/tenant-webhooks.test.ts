@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_FINALIZER } from '../../src/controller/context.ts';
+import { LABEL } from '../../src/model/labels.ts';
 import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhooks/tenant-mutation.ts';
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';
 import { removeInstall, runInstalledController, INSTALL_NAMESPACE, type InstalledController } from './as-installed.ts';
@@ -126,7 +127,7 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
       expect(ctl!.userName).toBe(`system:serviceaccount:${INSTALL_NAMESPACE}:crownlabs-controller`);
       await waitFor(async () => {
         const carol = await get(names.carol);
-        return carol.metadata.finalizers?.includes(TENANT_FINALIZER) && carol.metadata.labels?.[`crownlabs.polito.it/workspace-${WS_A}`] === 'manager' && carol.status?.ready !== undefined;
+        return carol.metadata.finalizers?.includes(TENANT_FINALIZER) && carol.metadata.labels?.[LABEL.firstName] === 'first' && carol.status?.ready !== undefined;
       }, { timeoutMs: 60_000, message: 'the installed controller wrote carol\'s finalizer, labels and status' });
     });
   });
