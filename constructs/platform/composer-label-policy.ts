@@ -18,9 +18,11 @@ export interface ComposerLabelPolicyProps {
   readonly bypassGroups?: readonly string[];
   /**
    * Namespaces the policy applies to (a binding's namespaceSelector).
-   * @default every namespace but the tenant and workspace namespaces we render
+   * @default notOurNamespaces(): every namespace but the tenant and workspace namespaces and the MyDrive claims' one
    */
   readonly namespaceSelector?: Record<string, unknown>;
+  /** Where the Tenants' MyDrive claims live (`mydrivePvcsNamespace`): written by us and the PV binder, not by tenants. */
+  readonly mydrivePvcsNamespace: string;
   /**
    * Name of the policy and of its binding.
    * @default `crownlabs-composer-labels`
@@ -35,8 +37,18 @@ export interface ComposerLabelPolicyProps {
 
 const POLICY_NAME = 'crownlabs-composer-labels';
 
-/** Every namespace but tenant and workspace ones, where only we (or Argo CD from our tree) write, and tenants only Instances. */
-export const NOT_OUR_NAMESPACES = { matchExpressions: [{ key: LABEL.type, operator: 'NotIn', values: ['tenant', 'workspace'] }] };
+/**
+ * Every namespace but the tenant and workspace ones (where only we, or Argo CD from our tree,
+ * write, and tenants only Instances) and the MyDrive claims' one. Sandboxes are in.
+ */
+export function notOurNamespaces(mydrivePvcsNamespace: string): { matchExpressions: { key: string; operator: string; values: string[] }[] } {
+  return {
+    matchExpressions: [
+      { key: LABEL.type, operator: 'NotIn', values: ['tenant', 'workspace'] },
+      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [mydrivePvcsNamespace] },
+    ],
+  };
+}
 
 /**
  * Only the controller may put our managed-by label or parent annotation on an object outside
@@ -45,10 +57,11 @@ export const NOT_OUR_NAMESPACES = { matchExpressions: [{ key: LABEL.type, operat
  * label cluster-wide; without this, anyone with write access somewhere could make it cache their
  * objects, or name a parent for it to reconcile.
  *
- * A create carrying either mark is refused, and so is an update that adds, changes or removes one;
- * an update leaving them as they are is left to RBAC (the garbage collector removing a finalizer,
- * the PV binder binding our MyDrive claim). A ValidatingAdmissionPolicy: checked in the API server,
- * it holds while the controller is down.
+ * A create or update of an object that carries either mark, or carried one, is refused: what we
+ * render there (a sandbox's RoleBinding, quota and limits) is the controller's to change, also
+ * where the tenant's role lets her edit its kind. The cluster's own controllers (kube-system
+ * ServiceAccounts: the garbage collector removing a finalizer) are not checked. A
+ * ValidatingAdmissionPolicy: checked in the API server, it holds while the controller is down.
  */
 export class ComposerLabelPolicy extends Construct {
   readonly policy: ApiObject;
@@ -77,6 +90,7 @@ export class ComposerLabelPolicy extends Construct {
         matchConditions: [
           { name: 'not-a-writer', expression: `!(request.userInfo.username in ${list(props.writers)})` },
           { name: 'not-a-bypass-group', expression: `!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${list(props.bypassGroups ?? ['system:masters'])}))` },
+          { name: 'not-a-cluster-controller', expression: `!(request.userInfo.username.startsWith('system:serviceaccount:kube-system:') || request.userInfo.username == 'system:kube-controller-manager')` },
         ],
         variables: [
           // Our value only: another tool's managed-by label is none of our business.
@@ -87,7 +101,7 @@ export class ComposerLabelPolicy extends Construct {
         ],
         validations: [
           {
-            expression: `oldObject == null ? !variables.managed && variables.parent == '' : variables.managed == variables.managedBefore && variables.parent == variables.parentBefore`,
+            expression: `!variables.managed && variables.parent == '' && !variables.managedBefore && variables.parentBefore == ''`,
             reason: 'Forbidden',
             message: `the label ${COMPOSER.managedByKey}=${COMPOSER.managedByValue} and the annotation ${COMPOSER.parentAnnotation} are written by the crownlabs-composer controller only`,
           },
@@ -98,7 +112,7 @@ export class ComposerLabelPolicy extends Construct {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicyBinding',
       metadata,
-      spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: props.namespaceSelector ?? NOT_OUR_NAMESPACES } },
+      spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: props.namespaceSelector ?? notOurNamespaces(props.mydrivePvcsNamespace) } },
     });
   }
 }

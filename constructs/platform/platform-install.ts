@@ -69,7 +69,7 @@ export interface PlatformInstallProps {
    * tenant and workspace namespaces (Argo CD's application controller).
    * @default none: no policy
    */
-  readonly labelPolicy?: { resources: { group: string; resources: string[] }[]; writers: readonly string[] };
+  readonly labelPolicy?: { resources: { group: string; resources: string[] }[]; writers: readonly string[]; mydrivePvcsNamespace: string };
 }
 
 const CONTROLLER = 'crownlabs-controller';
@@ -95,8 +95,8 @@ export class PlatformInstall extends Construct {
     new FrozenTemplatePolicy(this, 'frozen-template-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
     // The controller caches objects by our label cluster-wide: only its writers may set it where tenants write.
     if (props.labelPolicy) {
-      const { resources, writers } = props.labelPolicy;
-      new ComposerLabelPolicy(this, 'composer-label-policy', { resources, writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`, ...writers], labels: part });
+      const { writers, ...policy } = props.labelPolicy;
+      new ComposerLabelPolicy(this, 'composer-label-policy', { ...policy, writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`, ...writers], labels: part });
     }
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;

@@ -3,12 +3,12 @@
  * managed-by label and parent annotation are plain metadata: anyone who may write an object may
  * set them. A child informer keeps an object only when the parent its annotation names (the VMI's
  * `crownlabs.polito.it/instance` label, for VMIs) renders objects of its kind into its namespace;
- * in a sandbox, where the tenant has edit rights, only the kinds the Tenant renders there and the
- * tenant cannot write. So what a tenant writes in her sandbox never enters the caches, and an
+ * in a sandbox, where the tenant has edit rights, only the three objects the Tenant renders there,
+ * by kind and name. So what a tenant writes in her sandbox never enters the caches, and an
  * object cannot name a parent in another namespace to have it reconciled.
  */
 import { COMPOSER, LABEL } from '../model/labels.ts';
-import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
+import { SANDBOX_OBJECTS, sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
 import type { CachedObject } from '../kube/informer.ts';
 
 export interface ChildGuardConfig {
@@ -16,8 +16,6 @@ export interface ChildGuardConfig {
   mydrivePvcsNamespace: string;
 }
 
-/** What the Tenant renders into its sandbox (constructs/tenant/sandbox.ts), none of which the sandbox role lets the tenant write. */
-const SANDBOX_KINDS = new Set(['RoleBinding', 'ResourceQuota', 'LimitRange']);
 const SANDBOX_PREFIX = sandboxNamespaceName('');
 
 /**
@@ -39,7 +37,7 @@ export function renderingParent(obj: CachedObject, config: ChildGuardConfig): st
     const name = parts[1];
     if (kind === 'Tenant') {
       if (ns === undefined || ns === tenantNamespaceName(name) || ns === config.mydrivePvcsNamespace) return key;
-      return ns === sandboxNamespaceName(name) && SANDBOX_KINDS.has(obj.kind) ? key : undefined;
+      return ns === sandboxNamespaceName(name) && SANDBOX_OBJECTS[obj.kind] === obj.metadata.name ? key : undefined;
     }
     if (kind === 'Workspace') return ns === undefined || ns === workspaceNamespaceName(name) ? key : undefined;
     return undefined;

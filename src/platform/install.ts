@@ -79,6 +79,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
       resources: labelledResources(),
       // gitops mode: Argo CD applies our tree, the sandboxes' and MyDrive claims' objects included.
       writers: [`system:serviceaccount:${config.argocdNamespace}:argocd-application-controller`, ...config.platformLabelWriters],
+      mydrivePvcsNamespace: config.mydrivePvcsNamespace,
     },
     bastion: config.platformBastion ? { sshdImage: config.platformBastionSshdImage, rules: deriveBastionRules() } : undefined,
     imageList: config.platformImageListRegistryUrl

@@ -72,9 +72,14 @@ describe('renderingParent: which watched objects can be children', () => {
     }
     const vmi = { ...obj('VirtualMachineInstance', 'sandbox-alice', undefined), metadata: { name: 'x', namespace: 'sandbox-alice', labels: { 'crownlabs.polito.it/instance': 'x' } } };
     expect(renderingParent(vmi, guard)).toBeUndefined();
-    // What the Tenant renders there (and the sandbox role does not let her write) is kept.
-    for (const kind of ['RoleBinding', 'ResourceQuota', 'LimitRange']) expect(renderingParent(obj(kind, 'sandbox-alice', 'Tenant/alice'), guard)).toBe('Tenant/alice');
-    expect(renderingParent(obj('RoleBinding', 'sandbox-alice', 'Tenant/bob'), guard)).toBeUndefined();
+    // The three objects the Tenant renders there are kept, by kind and name: not others of their kinds.
+    for (const [kind, name] of [['RoleBinding', 'sandbox-editor'], ['ResourceQuota', 'sandbox-resource-quota'], ['LimitRange', 'sandbox-limit-range']]) {
+      const o = obj(kind!, 'sandbox-alice', 'Tenant/alice');
+      expect(renderingParent(o, guard)).toBeUndefined();
+      o.metadata.name = name!;
+      expect(renderingParent(o, guard)).toBe('Tenant/alice');
+      expect(renderingParent({ ...o, metadata: { ...o.metadata, annotations: { [PARENT]: 'Tenant/bob' } } }, guard)).toBeUndefined();
+    }
   });
 
   it('refuses a parent in another namespace than its set renders into, unknown kinds and malformed keys', () => {

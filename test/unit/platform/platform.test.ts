@@ -136,7 +136,12 @@ describe('issue 8: the rendered install', () => {
     expect(rules.flatMap((r) => r.resources)).not.toContain('clusterroles');
     expect(rules.every((r) => r.scope === 'Namespaced')).toBe(true);
     const [binding] = of('ValidatingAdmissionPolicyBinding').filter((b) => b.spec.policyName === 'crownlabs-composer-labels');
-    expect(binding.spec.matchResources.namespaceSelector).toEqual({ matchExpressions: [{ key: 'crownlabs.polito.it/type', operator: 'NotIn', values: ['tenant', 'workspace'] }] });
+    expect(binding.spec.matchResources.namespaceSelector).toEqual({
+      matchExpressions: [
+        { key: 'crownlabs.polito.it/type', operator: 'NotIn', values: ['tenant', 'workspace'] },
+        { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['mydrive-pvcs'] },
+      ],
+    });
   });
 
   it('every container: read-only root, no privilege escalation, all capabilities dropped; only the tracker adds NET_RAW/NET_ADMIN', () => {
