@@ -21,9 +21,9 @@ import { secretDigestProjection } from './secret-digest.ts';
 
 /**
  * List page of the Secret informers: a page is read whole, and a Secret may hold up to 1 MiB, so
- * a page of them stays near 16 MiB whatever tenants store.
+ * a page of them stays near 8 MiB whatever tenants store.
  */
-export const SECRET_PAGE_SIZE = 16;
+export const SECRET_PAGE_SIZE = 8;
 /** Longest `mydrive-info` value kept (a server name, a path): anything longer is not a share. */
 export const MYDRIVE_INFO_VALUE_MAX = 4096;
 

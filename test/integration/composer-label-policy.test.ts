@@ -106,7 +106,7 @@ describe('ComposerLabelPolicy on the real API server', () => {
   it("lets the controller's ServiceAccount write them there, and the student neither change nor strip what it wrote", async () => {
     await createAs(controller, secret('rendered', sandboxNs, { labels: ours, annotations: { [COMPOSER.parentAnnotation]: `Tenant/${student}` } }));
     await mergePatch(controller, sandboxNs, 'rendered', { data: { k: Buffer.from('w').toString('base64') } });
-    for (const body of [{ data: { k: Buffer.from('x'.repeat(1000)).toString('base64') } }, { metadata: { labels: { [COMPOSER.managedByKey]: null } } }, { metadata: { annotations: { [COMPOSER.parentAnnotation]: null } } }]) {
+    for (const body of [{ data: { k: Buffer.from('x'.repeat(1000)).toString('base64') } }, { metadata: { labels: { [COMPOSER.managedByKey]: null } } }, { metadata: { annotations: { [COMPOSER.parentAnnotation]: null } } }, { metadata: { labels: { [COMPOSER.managedByKey]: null }, annotations: { [COMPOSER.parentAnnotation]: null } } }]) {
       const e = await apiError(mergePatch(alice, sandboxNs, 'rendered', body));
       expect(e.code).toBe(403);
       expect(e.message).toMatch(DENIED);

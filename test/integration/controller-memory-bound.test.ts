@@ -4,14 +4,17 @@
 // process (`node bin/crownlabs.js controller`, as the Deployment runs it), then listed whole by a
 // second controller process started afterwards (a restart: the list pages). Both processes' peak
 // RSS (VmHWM) stays far below the Deployment's 512Mi limit, and both keep reconciling Tenants.
-// The Secrets are deleted as soon as the measure is taken: the cluster's etcd is shared.
+// The Secrets are deleted as soon as the measure is taken: the cluster's etcd is shared (its
+// default 2 GiB quota holds them; the API server compacts the deleted ones within 5 minutes).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPOSER } from '../../src/model/labels.ts';
 import { envVarName } from '../../src/config/keys.ts';
-import { adminKubeConfigPath, createNamespace, getObject, rest, waitFor, type KubeObject } from './cluster.ts';
+import { bundledEntry, CLI_ENTRY } from '../../src/runtime/bundle.mjs';
+import { adminKubeConfigPath, createNamespace, getObject, rest, testClusterDir, waitFor, type KubeObject } from './cluster.ts';
 import { create, deleteNamespaceWithPvcs, patch, SELECTOR, shardName } from './controller-support.ts';
 
 const SECRETS = 1200;
@@ -96,7 +99,22 @@ async function deleteFlood(): Promise<void> {
   await rest().request('DELETE', `/api/v1/namespaces/${floodNs}/secrets`, { query: { labelSelector: `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}` } }).catch(() => undefined);
 }
 
+/** etcd's quota and the part of its database in use, when the test cluster's etcd can be asked. */
+async function etcdSpace(): Promise<{ quota: number; inUse: number } | undefined> {
+  const dir = testClusterDir();
+  const urlFile = dir && join(dir, 'etcd-url');
+  if (!urlFile || !existsSync(urlFile)) return undefined;
+  const text = await (await fetch(`${readFileSync(urlFile, 'utf8').trim()}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  return { quota: metric('etcd_server_quota_backend_bytes'), inUse: metric('etcd_mvcc_db_total_size_in_use_in_bytes') };
+}
+
 beforeAll(async () => {
+  // Never the flood that fills the shared etcd (every test's writes would then fail).
+  const space = await etcdSpace();
+  if (space) expect(space.inUse + SECRETS * SECRET_BYTES * 1.1, `etcd holds ${Math.round(space.inUse / 2 ** 20)} MiB of its ${Math.round(space.quota / 2 ** 20)} MiB quota`).toBeLessThan(space.quota * 0.9);
+  // The CLI bundle made now, not by the first controller process (esbuild's memory is not the controller's).
+  await bundledEntry(CLI_ENTRY);
   await create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: mydriveNs } });
   floodNs = await createNamespace('mem-flood');
 }, 60_000);
