@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { ControllerRbac } from './controller-rbac.ts';
 import { ControllerShard, type WebhookWiring } from './controller-shard.ts';
 import { CrownLabsCrds } from './crownlabs-crds.ts';
+import { ComposerLabelPolicy } from './composer-label-policy.ts';
 import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
 import { ImageListUpdater } from './image-list-updater.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
@@ -62,6 +63,13 @@ export interface PlatformInstallProps {
    * @default none: no updater
    */
   readonly imageList?: { registryUrl: string; name: string; advertisedRegistryName: string; updateIntervalSeconds: number; rules: k8s.PolicyRule[] };
+  /**
+   * The ComposerLabelPolicy: the resources it checks (those the controller watches by our label)
+   * and the users besides the controller who may write our label and parent annotation outside
+   * tenant and workspace namespaces (Argo CD's application controller).
+   * @default none: no policy
+   */
+  readonly labelPolicy?: { resources: { group: string; resources: string[] }[]; writers: readonly string[]; mydrivePvcsNamespace: string };
 }
 
 const CONTROLLER = 'crownlabs-controller';
@@ -85,6 +93,11 @@ export class PlatformInstall extends Construct {
     const rbac = new ControllerRbac(this, 'controller-rbac', { name: CONTROLLER, namespace: ns, labels: ctlLabels, rules: props.controllerRules, leaseRules: props.leaseRules });
     // The controller renders Instances from their frozen Template spec: only it may write that.
     new FrozenTemplatePolicy(this, 'frozen-template-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
+    // The controller caches objects by our label cluster-wide: only its writers may set it where tenants write.
+    if (props.labelPolicy) {
+      const { writers, ...policy } = props.labelPolicy;
+      new ComposerLabelPolicy(this, 'composer-label-policy', { ...policy, writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`, ...writers], labels: part });
+    }
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;
     for (const shard of props.shards) {

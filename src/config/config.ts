@@ -68,6 +68,7 @@ export interface ComposerConfig {
   platformControllerReplicas: number;
   platformControllerCpu: string;
   platformControllerMemory: string;
+  platformLabelWriters: string[];
   platformInstallCrds: boolean;
   platformServiceMonitor: boolean;
   platformWebhookCertificate: string;

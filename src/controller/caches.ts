@@ -2,7 +2,8 @@
  * The controller's informers and the Inventory built from them. Input objects (CrownLabs kinds,
  * Namespaces, `mydrive-info` Secrets) go through `checkObject`, the same validation and defaulting
  * as files, before they enter the Inventory. Rendered children are watched by our managed-by label
- * and indexed by their parent-id label.
+ * and indexed by their parent-id label; only those some parent can render are kept (child-guard.ts),
+ * and Secrets without their data (secret-digest.ts): docs/behaviour.md §0.8.
  */
 import { Inventory } from '../inputs/inventory.ts';
 import { DependencyIndex } from '../compose/dependency-index.ts';
@@ -11,15 +12,31 @@ import type { Problem } from '../inputs/problems.ts';
 import { INPUT_KINDS, type InputKind, type InputObject } from '../inputs/types.ts';
 import { COMPOSER, LABEL } from '../model/labels.ts';
 import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
+import { defaultConfig } from '../config/config.ts';
 import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CHILD_KINDS } from '../kube/resources.ts';
+import { renderingParent, type ChildGuardConfig } from './child-guard.ts';
+import { secretDigestProjection } from './secret-digest.ts';
+
+/**
+ * List page of the Secret informers: a page is read whole, and a Secret may hold up to 1 MiB, so
+ * a page of them stays near 8 MiB whatever tenants store.
+ */
+export const SECRET_PAGE_SIZE = 8;
+/** Longest `mydrive-info` value kept (a server name, a path): anything longer is not a share. */
+export const MYDRIVE_INFO_VALUE_MAX = 4096;
 
 export interface CachesOptions {
   onError?: (source: string, err: Error) => void;
   onList?: (kind: string, reason: string) => void;
   /** Objects the API server returns that fail validation. */
   onInvalid?: (obj: CachedObject, problems: Problem[]) => void;
+  /**
+   * What decides which watched objects can be children (the configuration's MyDrive namespace).
+   * @default the configuration's default
+   */
+  childGuard?: ChildGuardConfig;
 }
 
 export class Caches {
@@ -67,14 +84,17 @@ export class Caches {
     this.instances = input('Instance');
     this.snapshots = input('InstanceSnapshot');
     this.namespaces = input('Namespace');
-    this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}` });
+    this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}`, transform: myDriveInfoProjection, pageSize: SECRET_PAGE_SIZE });
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume', transform: persistentVolumeProjection });
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
+    const guard = options.childGuard ?? { mydrivePvcsNamespace: defaultConfig().mydrivePvcsNamespace };
+    const accept = (o: CachedObject) => renderingParent(o, guard) !== undefined;
     for (const { apiVersion, kind } of CHILD_KINDS) {
       // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
       // `crownlabs.polito.it/instance` label, which both carry).
       const selector = kind === 'VirtualMachineInstance' ? LABEL.instance : managed;
-      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector });
+      const secret = kind === 'Secret' ? { transform: secretDigestProjection, pageSize: SECRET_PAGE_SIZE } : {};
+      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector, accept, ...secret });
       this.children.set(`${apiVersion}/${kind}`, inf);
     }
   }
@@ -114,6 +134,15 @@ export class Caches {
   write<T>(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }, send: () => Promise<T>): Promise<T> {
     const inf = this.informerOf(obj.apiVersion, obj.kind);
     return inf ? inf.write(obj.metadata.namespace, obj.metadata.name, send) : send();
+  }
+
+  /** The cached parent of a work-queue key (`Kind/name`, `Kind/namespace/name`). */
+  parentOf(key: string): CachedObject | undefined {
+    const parts = key.split('/');
+    const [kind, a, b] = parts;
+    if (parts.length === 2) return kind === 'Tenant' ? this.tenants.get(undefined, a) : kind === 'Workspace' ? this.workspaces.get(undefined, a) : undefined;
+    if (parts.length === 3) return kind === 'Instance' ? this.instances.get(a, b) : kind === 'InstanceSnapshot' ? this.snapshots.get(a, b) : undefined;
+    return undefined;
   }
 
   /** The live object of a rendered object, from the cache of its kind. */
@@ -178,4 +207,20 @@ export function persistentVolumeProjection(pv: CachedObject): CachedObject {
   if (spec.claimRef) kept.claimRef = { namespace: spec.claimRef.namespace, name: spec.claimRef.name };
   if (spec.csi?.volumeAttributes) kept.csi = { volumeAttributes: spec.csi.volumeAttributes };
   return { apiVersion: pv.apiVersion, kind: pv.kind, metadata: { name, namespace, uid, resourceVersion }, spec: kept };
+}
+
+/**
+ * What the controller reads of a `mydrive-info` Secret: its `server-name` and `path` (nfsShareFromSecret).
+ * The informer lists that name in every namespace, sandboxes included: other keys, and values
+ * too long to be a server name or a path, are not kept.
+ */
+export function myDriveInfoProjection(secret: CachedObject): CachedObject {
+  const data = (secret.data ?? {}) as Record<string, unknown>;
+  const kept: Record<string, string> = {};
+  for (const k of ['server-name', 'path']) {
+    const v = data[k];
+    if (typeof v === 'string' && v.length <= MYDRIVE_INFO_VALUE_MAX) kept[k] = v;
+  }
+  const { data: _data, stringData: _stringData, ...rest } = secret;
+  return { ...rest, data: kept };
 }

@@ -3,11 +3,18 @@
  * status) when something we render may have changed or the child appeared or went away; for an
  * Instance, only its status when nothing but the child's status changed; nothing when the parent
  * reads no status of that child (a tenant's ResourceQuota, which kube-controller-manager updates
- * with every pod).
+ * with every pod). An object that names a parent that does not exist, or that does not render
+ * it (child-guard.ts), asks nothing.
  */
-import { COMPOSER, LABEL } from '../model/labels.ts';
 import type { CachedObject, InformerEvent } from '../kube/informer.ts';
+import { renderingParent, type ChildGuardConfig } from './child-guard.ts';
 import { onlyStatusChanged } from './live-compare.ts';
+
+export interface ChildEventScope {
+  guard: ChildGuardConfig;
+  /** Whether the parent of a work-queue key is in the caches. */
+  parentExists: (key: string) => boolean;
+}
 
 export interface ParentRequest {
   /** The work queue key of the parent. */
@@ -16,26 +23,18 @@ export interface ParentRequest {
   light: boolean;
 }
 
-const PARENT = /^(Instance|Tenant|Workspace|InstanceSnapshot)\//;
-
-export function childEventRequest(type: InformerEvent, obj: CachedObject, old: CachedObject | undefined, own: boolean): ParentRequest | undefined {
+export function childEventRequest(type: InformerEvent, obj: CachedObject, old: CachedObject | undefined, own: boolean, scope: ChildEventScope): ParentRequest | undefined {
   // `own`: the echo of an apply or prune of the parent's reconcile, which saw the answer.
   if (own || (old && old.metadata.resourceVersion === obj.metadata.resourceVersion)) return undefined;
-  const annotated = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
-  const key = annotated && PARENT.test(annotated) ? annotated : vmiInstanceKey(obj);
-  if (!key) return undefined;
+  // A VMI maps to the Instance its `crownlabs.polito.it/instance` label names (also one KubeVirt made for a VM).
+  const key = renderingParent(obj, scope.guard);
+  if (!key || !scope.parentExists(key)) return undefined;
   if (!statusOnly(type, obj, old)) return { key, light: false };
   const kind = key.slice(0, key.indexOf('/'));
   if (kind === 'Instance') return { key, light: true };
   // A snapshot follows its Job's status; a Tenant reads its MyDrive claim's (Bound, the PV).
   if (kind === 'InstanceSnapshot' || (kind === 'Tenant' && obj.kind === 'PersistentVolumeClaim')) return { key, light: false };
   return undefined;
-}
-
-/** A VMI maps to the Instance its `crownlabs.polito.it/instance` label names (also one KubeVirt made for a VM). */
-function vmiInstanceKey(obj: CachedObject): string | undefined {
-  const instance = obj.kind === 'VirtualMachineInstance' ? obj.metadata.labels?.[LABEL.instance] : undefined;
-  return instance ? `Instance/${obj.metadata.namespace}/${instance}` : undefined;
 }
 
 /**

@@ -120,6 +120,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (reason !== 'initial') log.info({ kind, reason }, 're-listed');
     },
     onInvalid: (obj, problems) => log.warn({ object: `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, problems: problems.map((p) => `${p.field}: ${p.message}`) }, 'invalid object ignored'),
+    childGuard: options.config,
   });
   const keycloak =
     options.keycloak ??
@@ -155,9 +156,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   registry.watch({ ctx, caches, enqueue, cancel: (key) => queue.cancelAfter(key) });
+  const childScope = { guard: options.config, parentExists: (key: string) => caches.parentOf(key) !== undefined };
   for (const inf of new Set(caches.children.values())) {
     inf.on((type, obj, old, own) => {
-      const req = childEventRequest(type, obj, old, own);
+      const req = childEventRequest(type, obj, old, own, childScope);
       if (!req) return;
       if (!req.light) return enqueue(req.key);
       queue.addLight(req.key);

@@ -18,6 +18,7 @@ import { tenantNamespaceName } from '../model/naming.ts';
 import { objectId, pruneCandidates, withOwner } from './apply-set.ts';
 import { serverSideApply } from '../kube/objects.ts';
 import { Caches } from './caches.ts';
+import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
@@ -56,7 +57,7 @@ export interface DiffOptions {
 }
 
 /** The controller's caches listed once: resolves when every informer has listed, rejects at the first failure. */
-export async function readClusterOnce(client: KubeClient, problems: Problem[] = []): Promise<Caches> {
+export async function readClusterOnce(client: KubeClient, problems: Problem[] = [], childGuard?: ChildGuardConfig): Promise<Caches> {
   let fail!: (e: Error) => void;
   const failed = new Promise<never>((_, reject) => (fail = reject));
   const caches = new Caches(client, {
@@ -65,6 +66,7 @@ export async function readClusterOnce(client: KubeClient, problems: Problem[] = 
     onInvalid: (obj, ps) => {
       for (const p of ps) problems.push({ ...p, severity: 'warning', message: `ignored by the controller: ${p.message}` });
     },
+    childGuard,
   });
   caches.start();
   try {
@@ -80,7 +82,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
   const include = opts.include ?? (() => true);
   const now = opts.now ?? Date.now();
   const problems: Problem[] = [];
-  const caches = await readClusterOnce(client, problems);
+  const caches = await readClusterOnce(client, problems, config);
   const inventory = opts.files ? asReconciled(opts.files, caches) : caches.inventory;
 
   const instancesIn = (ns: string) =>

@@ -2,15 +2,21 @@
  * Does the live object already hold everything we render? A subset comparison: every field we
  * render must be present in the live object with the same value; fields the server adds (defaults,
  * status, metadata) are ignored. Quantities are compared by value (`1000m` equals `1`), a Secret's
- * `stringData` is compared with the live base64 `data`, and an empty value we render matches a
- * field the server omitted.
+ * `stringData` is compared with the live base64 `data` (or, for a cached Secret, the digests of
+ * both), and an empty value we render matches a field the server omitted.
  */
 import { compareQuantities, isQuantity } from '../inputs/quantity.ts';
+import { DATA_DIGESTS, secretDigests } from './secret-digest.ts';
 
 export function liveHoldsRendered(rendered: Record<string, unknown>, live: Record<string, unknown> | undefined): boolean {
   if (!live) return false;
   const r = { ...rendered };
-  if (r.kind === 'Secret' && r.stringData && typeof r.stringData === 'object') {
+  if (r.kind === 'Secret' && live[DATA_DIGESTS] !== undefined) {
+    // The cache keeps digests of a Secret's data (secret-digest.ts): compare the rendered data's.
+    r[DATA_DIGESTS] = secretDigests(r.data as Record<string, unknown> | undefined, r.stringData as Record<string, unknown> | undefined);
+    delete r.data;
+    delete r.stringData;
+  } else if (r.kind === 'Secret' && r.stringData && typeof r.stringData === 'object') {
     const data = { ...((r.data as Record<string, string>) ?? {}) };
     for (const [k, v] of Object.entries(r.stringData as Record<string, string>)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
     r.data = data;

@@ -70,6 +70,18 @@ export interface InformerOptions {
   onList?: (reason: 'initial' | 'gone' | 'error') => void;
   /** What of an object the cache keeps (a projection of the fields read), after managedFields are dropped. */
   transform?: (obj: CachedObject) => CachedObject;
+  /**
+   * Which objects the cache keeps (after `transform`): one refused is as if the server had none,
+   * so its events are never handed on (one that stops being accepted is a delete).
+   * @default every object
+   */
+  accept?: (obj: CachedObject) => boolean;
+  /**
+   * Objects per list page: a page is read whole before `transform`, so kinds whose objects may
+   * be large (a Secret may hold 1 MiB) list in small pages.
+   * @default 500
+   */
+  pageSize?: number;
 }
 
 export function cacheKey(obj: { metadata: { name: string; namespace?: string } }): string {
@@ -133,6 +145,7 @@ export class Informer {
     const rv = answer.metadata?.resourceVersion;
     if (!rv || !this.selects(answer)) return;
     const obj = this.keep({ ...answer, apiVersion: this.options.apiVersion, kind: this.options.kind });
+    if (!this.accepts(obj)) return;
     const key = cacheKey(obj);
     const prev = this.pendingOf(key);
     const cachedRv = this.store.get(key)?.metadata.resourceVersion;
@@ -262,6 +275,10 @@ export class Informer {
     this.startWatch();
   }
 
+  private accepts(obj: CachedObject): boolean {
+    return !this.options.accept || !obj.metadata || this.options.accept(obj);
+  }
+
   private keep(obj: CachedObject): CachedObject {
     const slimmed = slim(obj);
     return this.options.transform && slimmed.metadata ? this.options.transform(slimmed) : slimmed;
@@ -286,10 +303,13 @@ export class Informer {
       let rv = '';
       do {
         const page = await this.client.request<{ metadata: { resourceVersion: string; continue?: string }; items: CachedObject[] }>('GET', this.collectionPath(), {
-          query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: 500, continue: cont },
+          query: { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, limit: this.options.pageSize ?? 500, continue: cont },
         });
         const apiVersion = this.options.apiVersion;
-        for (const it of page.items) items.push(this.keep({ ...it, apiVersion, kind: this.options.kind }));
+        for (const it of page.items) {
+          const kept = this.keep({ ...it, apiVersion, kind: this.options.kind });
+          if (this.accepts(kept)) items.push(kept);
+        }
         cont = page.metadata.continue || undefined;
         rv = page.metadata.resourceVersion;
       } while (cont);
@@ -358,14 +378,20 @@ export class Informer {
     if (e.type === 'BOOKMARK') return;
     const key = cacheKey(obj);
     const old = this.store.get(key);
-    const own = this.settle(key, obj.metadata.resourceVersion, e.type === 'DELETED');
-    const type = e.type === 'DELETED' ? 'delete' : old ? 'update' : 'add';
+    // Not accepted: never seen, or (a cached object relabelled) gone, as the cache held it.
+    const refused = !this.accepts(obj);
+    if (refused && !old) return;
+    const deleted = e.type === 'DELETED' || refused;
+    const own = !refused && this.settle(key, obj.metadata.resourceVersion, deleted);
+    if (refused) this.pending.delete(key);
+    const type = deleted ? 'delete' : old ? 'update' : 'add';
     if (type === 'delete') this.delete(key);
     else this.put(key, obj);
     const held = this.inFlight.get(key)?.held;
     const prev = type === 'delete' ? undefined : old;
-    if (held) held.push({ type, obj, old: prev, own });
-    else this.emit(type, obj, prev, own);
+    const seen = refused ? old! : obj;
+    if (held) held.push({ type, obj: seen, old: prev, own });
+    else this.emit(type, seen, prev, own);
   }
 
   private replace(items: CachedObject[]): void {

@@ -15,6 +15,13 @@ export function sandboxNamespaceName(tenantName: string): string {
   return `sandbox-${canon(tenantName)}`;
 }
 
+/** The objects a Tenant renders into its sandbox, by kind (docs/behaviour.md §5.5). */
+export const SANDBOX_OBJECTS: Readonly<Record<string, string>> = {
+  RoleBinding: 'sandbox-editor',
+  ResourceQuota: 'sandbox-resource-quota',
+  LimitRange: 'sandbox-limit-range',
+};
+
 /** Workspace namespaces are not canonicalised (docs/behaviour.md §0.2). */
 export function workspaceNamespaceName(workspaceName: string): string {
   return `workspace-${workspaceName}`;

@@ -13,6 +13,7 @@ import type { KubeObject } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
+import { CHILD_KINDS, KIND_RESOURCES } from '../kube/resources.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
 
 export const PLATFORM_SECRET = 'crownlabs-composer-secrets';
@@ -74,6 +75,12 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     webhookCaBundle: config.platformWebhookCaBundle || undefined,
     webhookCertificate: config.platformWebhookCertificate || undefined,
     webhooks: (scope, id, wiring) => new TenantWebhooks(scope, id, wiring),
+    labelPolicy: {
+      resources: labelledResources(),
+      // gitops mode: Argo CD applies our tree, the sandboxes' and MyDrive claims' objects included.
+      writers: [`system:serviceaccount:${config.argocdNamespace}:argocd-application-controller`, ...config.platformLabelWriters],
+      mydrivePvcsNamespace: config.mydrivePvcsNamespace,
+    },
     bastion: config.platformBastion ? { sshdImage: config.platformBastionSshdImage, rules: deriveBastionRules() } : undefined,
     imageList: config.platformImageListRegistryUrl
       ? {
@@ -85,6 +92,18 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
         }
       : undefined,
   };
+}
+
+/** The namespaced kinds the controller watches by our label (CHILD_KINDS), and ConfigMaps, by API group. */
+export function labelledResources(): { group: string; resources: string[] }[] {
+  const byGroup = new Map<string, string[]>();
+  for (const { apiVersion, kind } of [...CHILD_KINDS, { apiVersion: 'v1', kind: 'ConfigMap' }]) {
+    const res = KIND_RESOURCES[`${apiVersion}/${kind}`];
+    if (!res?.namespaced) continue;
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    byGroup.set(group, [...(byGroup.get(group) ?? []), res.plural]);
+  }
+  return [...byGroup].map(([group, resources]) => ({ group, resources }));
 }
 
 /** Adds the `platform` chart (shared ClusterRoles + the install) to an App. */

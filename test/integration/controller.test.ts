@@ -153,6 +153,14 @@ describe('controller: steady state and drift', () => {
     await waitFor(async () => ((await liveOf(q)) as any).spec.hard['limits.cpu'] === before.spec.hard['limits.cpu'], { message: 'quota reverted' });
   });
 
+  it("a hand edit of a rendered Secret's data is reverted (the cache compares digests of the data)", async () => {
+    const ref = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vm-1', namespace: l.tenantNs } };
+    const before = (await liveOf(ref)) as KubeObject & { data: Record<string, string> };
+    expect(before.data.userdata).toBeTruthy();
+    await patch(ref, { data: { userdata: Buffer.from('#cloud-config\n{}\n').toString('base64') } });
+    await waitFor(async () => ((await liveOf(ref)) as typeof before).data.userdata === before.data.userdata, { message: 'cloud-init Secret reverted' });
+  });
+
   it('a deleted child is recreated', async () => {
     const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'desk-1', namespace: l.tenantNs } };
     const old = (await liveOf(svc)) as any;

@@ -9,6 +9,7 @@ import { onlyStatusChanged, sameJson } from '../../../src/controller/live-compar
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
 
 const PARENT = 'composer.crownlabs.polito.it/parent';
+const scope = { guard: { mydrivePvcsNamespace: 'mydrive-pvcs' }, parentExists: () => true };
 
 function deployment(rv: string, over: { spec?: object; status?: object; annotations?: Record<string, string>; labels?: Record<string, string>; generation?: number } = {}): CachedObject {
   return {
@@ -58,15 +59,15 @@ describe('onlyStatusChanged', () => {
 describe('childEventRequest', () => {
   it('a status change of an Instance child: light; a spec change or a delete: full', () => {
     const a = deployment('1');
-    expect(childEventRequest('update', deployment('2', { status: { readyReplicas: 1 } }), a, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
-    expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), a, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
-    expect(childEventRequest('delete', a, undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
+    expect(childEventRequest('update', deployment('2', { status: { readyReplicas: 1 } }), a, false, scope)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
+    expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), a, false, scope)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
+    expect(childEventRequest('delete', a, undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
   });
   it('an added child the Instance controls is our apply seen before its answer: light; one it does not control: full', () => {
-    expect(childEventRequest('add', deployment('1'), undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
+    expect(childEventRequest('add', deployment('1'), undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/desk-1', light: true });
     const foreign = deployment('1');
     foreign.metadata.ownerReferences = [];
-    expect(childEventRequest('add', foreign, undefined, false)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
+    expect(childEventRequest('add', foreign, undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/desk-1', light: false });
   });
   it('a claim bound by the PV controller (volumeName, binder and provisioner annotations) changed nothing we render', () => {
     const pvc = (rv: string, spec: Record<string, unknown>, annotations: Record<string, string> = {}): CachedObject => ({
@@ -82,8 +83,8 @@ describe('childEventRequest', () => {
     expect(onlyStatusChanged(pvc('3', { resources: { requests: { storage: '1Gi' } }, volumeName: 'pv-2' }), bound)).toBe(false);
   });
   it('the echo of our own write, or an event without a new resourceVersion, asks nothing', () => {
-    expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), deployment('1'), true)).toBeUndefined();
-    expect(childEventRequest('update', deployment('1'), deployment('1'), false)).toBeUndefined();
+    expect(childEventRequest('update', deployment('2', { spec: { replicas: 0 } }), deployment('1'), true, scope)).toBeUndefined();
+    expect(childEventRequest('update', deployment('1'), deployment('1'), false, scope)).toBeUndefined();
   });
   it('a status change of a Tenant child: nothing, but for a PVC (MyDrive bound); a Job of a snapshot: full', () => {
     const quota = (rv: string, used: string): CachedObject => ({
@@ -93,11 +94,11 @@ describe('childEventRequest', () => {
       spec: { hard: { pods: '10' } },
       status: { used: { pods: used } },
     });
-    expect(childEventRequest('update', quota('2', '1'), quota('1', '0'), false)).toBeUndefined();
+    expect(childEventRequest('update', quota('2', '1'), quota('1', '0'), false, scope)).toBeUndefined();
     const pvc = (rv: string, phase: string): CachedObject => ({ ...quota(rv, '0'), kind: 'PersistentVolumeClaim', spec: {}, status: { phase } });
-    expect(childEventRequest('update', pvc('2', 'Bound'), pvc('1', 'Pending'), false)).toEqual({ key: 'Tenant/a', light: false });
-    const job = (rv: string, succeeded: number): CachedObject => ({ ...quota(rv, '0'), kind: 'Job', metadata: { ...quota(rv, '0').metadata, annotations: { [PARENT]: 'InstanceSnapshot/ns/s' } }, status: { succeeded } });
-    expect(childEventRequest('update', job('2', 1), job('1', 0), false)).toEqual({ key: 'InstanceSnapshot/ns/s', light: false });
+    expect(childEventRequest('update', pvc('2', 'Bound'), pvc('1', 'Pending'), false, scope)).toEqual({ key: 'Tenant/a', light: false });
+    const job = (rv: string, succeeded: number): CachedObject => ({ ...quota(rv, '0'), kind: 'Job', metadata: { ...quota(rv, '0').metadata, namespace: 'ns', annotations: { [PARENT]: 'InstanceSnapshot/ns/s' } }, status: { succeeded } });
+    expect(childEventRequest('update', job('2', 1), job('1', 0), false, scope)).toEqual({ key: 'InstanceSnapshot/ns/s', light: false });
   });
   it('a VMI KubeVirt made for a persistent VM maps by its instance label, and any event of it is light', () => {
     const vmi = (rv: string): CachedObject => ({
@@ -106,11 +107,11 @@ describe('childEventRequest', () => {
       metadata: { name: 'vm-1', namespace: 'tenant-a', resourceVersion: rv, labels: { 'crownlabs.polito.it/instance': 'vm-1' }, ownerReferences: [{ uid: 'v', kind: 'VirtualMachine', name: 'vm-1', controller: true }] },
       spec: { domain: {} },
     });
-    expect(childEventRequest('add', vmi('1'), undefined, false)).toEqual({ key: 'Instance/tenant-a/vm-1', light: true });
-    expect(childEventRequest('delete', vmi('2'), undefined, false)).toEqual({ key: 'Instance/tenant-a/vm-1', light: true });
+    expect(childEventRequest('add', vmi('1'), undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/vm-1', light: true });
+    expect(childEventRequest('delete', vmi('2'), undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/vm-1', light: true });
     // An ephemeral VM's VMI is ours (owned by the Instance): its spec and existence are full.
     const ours = { ...vmi('3'), metadata: { ...vmi('3').metadata, annotations: { [PARENT]: 'Instance/tenant-a/vm-1' }, ownerReferences: [{ uid: 'u', kind: 'Instance', name: 'vm-1', controller: true }] } };
-    expect(childEventRequest('delete', ours, undefined, false)).toEqual({ key: 'Instance/tenant-a/vm-1', light: false });
+    expect(childEventRequest('delete', ours, undefined, false, scope)).toEqual({ key: 'Instance/tenant-a/vm-1', light: false });
   });
 });
 

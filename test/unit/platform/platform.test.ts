@@ -112,13 +112,36 @@ describe('issue 8: the rendered install', () => {
   });
 
   it("only the controllers' ServiceAccount may write an Instance's frozen Template spec (one policy for every shard)", () => {
-    const [policy] = of('ValidatingAdmissionPolicy');
-    expect(of('ValidatingAdmissionPolicy')).toHaveLength(1);
+    const policies = of('ValidatingAdmissionPolicy').filter((p) => p.metadata.name === 'crownlabs-instance-frozen-template');
+    expect(policies).toHaveLength(1);
+    const [policy] = policies;
     expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
     const sa = of('ServiceAccount').find((a) => a.metadata.name === 'crownlabs-controller');
     expect(sa.metadata.namespace).toBe('crownlabs-composer');
     expect(of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-')).map((d) => d.spec.template.spec.serviceAccountName)).toEqual(['crownlabs-controller', 'crownlabs-controller']);
-    expect(of('ValidatingAdmissionPolicyBinding').map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
+    expect(of('ValidatingAdmissionPolicyBinding').filter((b) => b.spec.policyName === policy.metadata.name).map((b) => [b.metadata.name, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
+  });
+
+  it('only the controller and Argo CD may write our managed-by label and parent annotation outside tenant and workspace namespaces (one policy for every shard)', () => {
+    const policies = of('ValidatingAdmissionPolicy').filter((p) => p.metadata.name === 'crownlabs-composer-labels');
+    expect(policies).toHaveLength(1);
+    const [policy] = policies;
+    expect(policy.spec.matchConditions[0].expression).toBe(
+      '!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller", "system:serviceaccount:argocd:argocd-application-controller"])',
+    );
+    const rules = policy.spec.matchConstraints.resourceRules as { apiGroups: string[]; resources: string[]; scope: string }[];
+    const core = rules.find((r) => r.apiGroups[0] === '')!;
+    expect(core.resources).toEqual(expect.arrayContaining(['secrets', 'services', 'persistentvolumeclaims', 'configmaps']));
+    expect(rules.flatMap((r) => r.resources)).toEqual(expect.arrayContaining(['deployments', 'ingresses', 'virtualmachines', 'rolebindings']));
+    expect(rules.flatMap((r) => r.resources)).not.toContain('clusterroles');
+    expect(rules.every((r) => r.scope === 'Namespaced')).toBe(true);
+    const [binding] = of('ValidatingAdmissionPolicyBinding').filter((b) => b.spec.policyName === 'crownlabs-composer-labels');
+    expect(binding.spec.matchResources.namespaceSelector).toEqual({
+      matchExpressions: [
+        { key: 'crownlabs.polito.it/type', operator: 'NotIn', values: ['tenant', 'workspace'] },
+        { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['mydrive-pvcs'] },
+      ],
+    });
   });
 
   it('every container: read-only root, no privilege escalation, all capabilities dropped; only the tracker adds NET_RAW/NET_ADMIN', () => {
