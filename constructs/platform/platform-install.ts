@@ -6,6 +6,7 @@ import { ControllerShard, type WebhookWiring } from './controller-shard.ts';
 import { CrownLabsCrds } from './crownlabs-crds.ts';
 import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
 import { ImageListUpdater } from './image-list-updater.ts';
+import { InstanceAdmissionPolicy } from './instance-admission-policy.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
 
@@ -85,6 +86,8 @@ export class PlatformInstall extends Construct {
     const rbac = new ControllerRbac(this, 'controller-rbac', { name: CONTROLLER, namespace: ns, labels: ctlLabels, rules: props.controllerRules, leaseRules: props.leaseRules });
     // The controller renders Instances from their frozen Template spec: only it may write that.
     new FrozenTemplatePolicy(this, 'frozen-template-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
+    // Names, owner and Template of an Instance that students and managers may not choose.
+    new InstanceAdmissionPolicy(this, 'instance-admission-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;
     for (const shard of props.shards) {

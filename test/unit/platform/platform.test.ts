@@ -111,14 +111,14 @@ describe('issue 8: the rendered install', () => {
     expect(renderPlatform(config({ platformInstallCrds: false })).some((o) => o.kind === 'CustomResourceDefinition')).toBe(false);
   });
 
-  it("only the controllers' ServiceAccount may write an Instance's frozen Template spec (one policy for every shard)", () => {
-    const [policy] = of('ValidatingAdmissionPolicy');
-    expect(of('ValidatingAdmissionPolicy')).toHaveLength(1);
-    expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
+  it("the Instance policies (frozen Template spec; names, owner, Template) exempt the controllers' ServiceAccount, one of each for every shard", () => {
+    const policies = of('ValidatingAdmissionPolicy');
+    expect(policies.map((p) => p.metadata.name)).toEqual(['crownlabs-instance-frozen-template', 'crownlabs-instance-admission']);
+    for (const policy of policies) expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
     const sa = of('ServiceAccount').find((a) => a.metadata.name === 'crownlabs-controller');
     expect(sa.metadata.namespace).toBe('crownlabs-composer');
     expect(of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-')).map((d) => d.spec.template.spec.serviceAccountName)).toEqual(['crownlabs-controller', 'crownlabs-controller']);
-    expect(of('ValidatingAdmissionPolicyBinding').map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
+    expect(of('ValidatingAdmissionPolicyBinding').map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual(policies.map((p) => [p.metadata.name, ['Deny']]));
   });
 
   it('every container: read-only root, no privilege escalation, all capabilities dropped; only the tracker adds NET_RAW/NET_ADMIN', () => {
