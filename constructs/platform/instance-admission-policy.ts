@@ -87,10 +87,11 @@ export class InstanceAdmissionPolicy extends Construct {
           },
           { name: 'tenantChanged', expression: `variables.creating || ${ref('oldObject', TENANT_REF)}.name != variables.tenant` },
           { name: 'templateName', expression: `${ref('object', TEMPLATE_REF)}.name` },
-          { name: 'templateNamespace', expression: `'namespace' in ${ref('object', TEMPLATE_REF)} ? ${ref('object', TEMPLATE_REF)}.namespace : ''` },
+          // `namespace` is a CEL reserved word: indexed too.
+          { name: 'templateNamespace', expression: `'namespace' in ${ref('object', TEMPLATE_REF)} ? ${ref('object', TEMPLATE_REF)}['namespace'] : ''` },
           {
             name: 'templateChanged',
-            expression: `variables.creating || ${ref('oldObject', TEMPLATE_REF)}.name != variables.templateName || ('namespace' in ${ref('oldObject', TEMPLATE_REF)} ? ${ref('oldObject', TEMPLATE_REF)}.namespace : '') != variables.templateNamespace`,
+            expression: `variables.creating || ${ref('oldObject', TEMPLATE_REF)}.name != variables.templateName || ('namespace' in ${ref('oldObject', TEMPLATE_REF)} ? ${ref('oldObject', TEMPLATE_REF)}['namespace'] : '') != variables.templateNamespace`,
           },
         ],
         validations: [
