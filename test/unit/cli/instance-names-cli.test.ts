@@ -4,6 +4,8 @@ import { appendFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LabSession } from '../../../src/compose/incremental.ts';
+import { loadConfig } from '../../../src/config/config.ts';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 
 const instance = (name: string) =>
@@ -25,5 +27,20 @@ describe('Instance names validate, synth and gitops refuse', () => {
       expect(errors[1]).toMatch(/instances\.yaml:\d+:\d+ \(document \d+, Instance tenant-john-doe\/mydrive-info\): error: metadata\.name: "mydrive-info" is reserved: one of the Instance's objects would take the name of an object of the tenant's namespace \(.*mydrive-info\)$/);
       expect(r.stdout).toBe('');
     }
+  });
+});
+
+describe('watch mode (gitops --watch)', () => {
+  it('refuses an edit that adds a reserved Instance name and keeps the last good sets', () => {
+    const lab = join(mkdtempSync(join(tmpdir(), 'names-watch-')), 'lab');
+    cpSync(LAB, lab, { recursive: true });
+    const session = new LabSession([lab], loadConfig({ file: CONFIG }).config, lab);
+    expect(session.load().applied).toBe(true);
+    const before = session.renderedSets().length;
+    appendFileSync(join(lab, 'instances.yaml'), instance('mydrive.info'));
+    const r = session.update([join(lab, 'instances.yaml')]);
+    expect(r.applied).toBe(false);
+    expect(r.problems.filter((p) => p.severity === 'error').map((p) => [p.name, p.field])).toEqual([['tenant-john-doe/mydrive.info', 'metadata.name']]);
+    expect(session.renderedSets()).toHaveLength(before);
   });
 });
