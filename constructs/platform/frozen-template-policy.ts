@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
+import { exemptionMatchConditions } from './admission-exemptions.ts';
 
 export interface FrozenTemplatePolicyProps {
   /** Users who may write the annotation: the controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`. */
@@ -46,7 +47,6 @@ export class FrozenTemplatePolicy extends Construct {
     const key = JSON.stringify(FROZEN_TEMPLATE_ANNOTATION);
     // The annotation's value in an object, '' when absent (CEL has no undefined).
     const valueIn = (o: string) => `has(${o}.metadata.annotations) && ${key} in ${o}.metadata.annotations ? ${o}.metadata.annotations[${key}] : ''`;
-    const list = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
     this.policy = new ApiObject(this, 'policy', {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicy',
@@ -56,10 +56,7 @@ export class FrozenTemplatePolicy extends Construct {
         matchConstraints: {
           resourceRules: [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }],
         },
-        matchConditions: [
-          { name: 'not-the-controller', expression: `!(request.userInfo.username in ${list(props.writers)})` },
-          { name: 'not-a-bypass-group', expression: `!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${list(props.bypassGroups ?? ['system:masters'])}))` },
-        ],
+        matchConditions: exemptionMatchConditions(props.writers, props.bypassGroups),
         variables: [
           { name: 'frozen', expression: valueIn('object') },
           { name: 'before', expression: `oldObject == null ? '' : (${valueIn('oldObject')})` },

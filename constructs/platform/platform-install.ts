@@ -7,6 +7,7 @@ import { CrownLabsCrds } from './crownlabs-crds.ts';
 import { ComposerLabelPolicy } from './composer-label-policy.ts';
 import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
 import { ImageListUpdater } from './image-list-updater.ts';
+import { InstanceAdmissionPolicy } from './instance-admission-policy.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
 
@@ -98,6 +99,8 @@ export class PlatformInstall extends Construct {
       const { writers, ...policy } = props.labelPolicy;
       new ComposerLabelPolicy(this, 'composer-label-policy', { ...policy, writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`, ...writers], labels: part });
     }
+    // Names, owner and Template of an Instance that students and managers may not choose.
+    new InstanceAdmissionPolicy(this, 'instance-admission-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;
     for (const shard of props.shards) {

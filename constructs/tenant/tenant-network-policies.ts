@@ -1,6 +1,7 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { LABEL } from '../../src/model/labels.ts';
+import { TENANT_NAMESPACE_OBJECT_NAMES } from '../../src/model/naming.ts';
 
 export interface TenantNetworkPoliciesProps {
   readonly namespace: string;
@@ -16,11 +17,11 @@ export class TenantNetworkPolicies extends Construct {
   constructor(scope: Construct, id: string, props: TenantNetworkPoliciesProps) {
     super(scope, id);
     new k8s.KubeNetworkPolicy(this, 'deny-ingress', {
-      metadata: { name: 'crownlabs-deny-ingress-traffic', namespace: props.namespace, labels: props.labels },
+      metadata: { name: TENANT_NAMESPACE_OBJECT_NAMES.denyIngress, namespace: props.namespace, labels: props.labels },
       spec: { podSelector: {}, ingress: [{ from: [{ podSelector: {} }] }] },
     });
     new k8s.KubeNetworkPolicy(this, 'allow-trusted', {
-      metadata: { name: 'crownlabs-allow-trusted-ingress-traffic', namespace: props.namespace, labels: props.labels },
+      metadata: { name: TENANT_NAMESPACE_OBJECT_NAMES.allowTrustedIngress, namespace: props.namespace, labels: props.labels },
       spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { [LABEL.allowInstanceAccess]: 'true' } } }] }] },
     });
   }

@@ -1,8 +1,9 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
+import { TENANT_NAMESPACE_OBJECT_NAMES } from '../../src/model/naming.ts';
 import type { QuotaValues } from '../../src/model/tenant-plan.ts';
 
-export const TENANT_QUOTA_NAME = 'crownlabs-resource-quota';
+export const TENANT_QUOTA_NAME = TENANT_NAMESPACE_OBJECT_NAMES.quota;
 
 export interface TenantQuotaProps {
   readonly namespace: string;

@@ -1,5 +1,6 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
+import { TENANT_NAMESPACE_OBJECT_NAMES } from '../../src/model/naming.ts';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -25,7 +26,7 @@ export class TenantRbac extends Construct {
     const user = [{ kind: 'User', name: props.tenantName, apiGroup: RBAC_GROUP }];
     if (props.namespace) {
       new k8s.KubeRoleBinding(this, 'manage-instances', {
-        metadata: { name: 'crownlabs-manage-instances', namespace: props.namespace, labels: props.labels },
+        metadata: { name: TENANT_NAMESPACE_OBJECT_NAMES.manageInstances, namespace: props.namespace, labels: props.labels },
         roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'crownlabs-manage-instances' },
         subjects: user,
       });

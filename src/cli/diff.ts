@@ -18,6 +18,7 @@ import { KubeClient } from '../kube/client.ts';
 import { kubectlFileName, maskSecrets, summaryLine } from '../controller/object-diff.ts';
 import { objectToYaml } from '../sinks/yaml-emitter.ts';
 import { parseDuration } from '../model/duration.ts';
+import { instanceNameProblems } from '../model/instance-names.ts';
 import { loadKubeConfig } from './kube.ts';
 import { parseLabelSelector, type LabelMatcher } from './label-selector.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
@@ -79,7 +80,7 @@ export async function runDiff(opts: DiffCliOptions): Promise<number> {
   const { config, problems: configProblems } = configFromOptions(opts);
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   const { inventory, problems: inputProblems } = hasFiles ? loadInventory(opts.file!, { maxFileBytes: config.inputMaxFileSize, stdin }) : { inventory: undefined, problems: [] };
-  const early = [...configProblems, ...inputProblems];
+  const early = [...configProblems, ...inputProblems, ...(inventory ? instanceNameProblems(inventory) : [])];
   for (const p of early) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
   if (early.some((p) => p.severity === 'error')) return fail(`${early.filter((p) => p.severity === 'error').length} input error(s): nothing compared`);
 

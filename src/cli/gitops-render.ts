@@ -9,6 +9,7 @@ import { contentDigest, RenderCache, isApplicationFiles, isGitopsEntry, type Git
 import { composeReusing, type ReusedSet as ReusedSetOf } from '../cache/reuse.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compareUnits, compose, renderUnit, type RenderUnit } from '../compose/compose.ts';
+import { instanceNameProblems } from '../model/instance-names.ts';
 import { parentKey } from '../model/labels.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { isOutputFolder, OUTPUT_MARKER } from '../output-marker.ts';
@@ -186,7 +187,7 @@ async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: 
   const cacheOptions = { kind: 'gitops' as const, config, inputs: inputPaths(opts), output: opts.check ? undefined : opts.output };
   const early = jobs === 1 && record ? RenderCache.open(cacheOptions, inventory, isGitopsEntry) : undefined;
   const { composition, reused } = composeReusing(inventory, config, early, { secretValues: false });
-  warnings.push(...problems, ...composition.problems);
+  warnings.push(...problems, ...instanceNameProblems(inventory), ...composition.problems);
   if (reportProblems(warnings, opts.quiet)) return 'invalid';
   const bar = progressBar(opts);
   let started = false;

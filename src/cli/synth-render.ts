@@ -5,6 +5,7 @@ import { composeReusing, type ReusedSet } from '../cache/reuse.ts';
 import type { RunRecord } from '../cache/run-record.ts';
 import { compareUnits, compose, renderAll, renderUnit, type RenderUnit } from '../compose/compose.ts';
 import type { ComposerConfig } from '../config/config.ts';
+import { instanceNameProblems } from '../model/instance-names.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { KEEP, outputState, stageNewTree, writeTreeAtomically, type TreeContent, type TreeStage } from '../sinks/atomic-tree.ts';
 import { allObjectsYaml } from '../sinks/files.ts';
@@ -29,7 +30,7 @@ export async function renderSynth(opts: SynthOptions, config: ComposerConfig, in
   const early = jobs === 1 && !opts.stdout && record ? RenderCache.open({ kind: 'synth', config, inputs, output: opts.output }, inventory, isSynthEntry) : undefined;
   const { composition, reused } = composeReusing(inventory, config, early);
   // Every problem is reported before anything is written; one error writes nothing.
-  const warnings = [...problems, ...composition.problems];
+  const warnings = [...problems, ...instanceNameProblems(inventory), ...composition.problems];
   if (reportProblems(warnings, opts.quiet)) return EXIT_INPUT;
   let files: Map<string, TreeContent>;
   // Each file's sha256 where known (the run record keeps them).

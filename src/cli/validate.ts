@@ -3,6 +3,7 @@ import { loadInventory } from '../inputs/load.ts';
 import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
+import { instanceNameProblems } from '../model/instance-names.ts';
 import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { setIssueProblems, sharedValidator, validateRenderedSet, type CompileTiming } from '../validate/validator.ts';
 import { ValidationThread } from '../validate/validation-thread.ts';
@@ -59,7 +60,7 @@ async function check(opts: ValidateOptions, config: ComposerConfig, thread: Vali
   const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
   const composition = compose(inventory, config);
   // The input is checked exactly like synth does; nothing is rendered from a bad input.
-  if (report([...problems, ...composition.problems], opts.quiet)) return EXIT_INPUT;
+  if (report([...problems, ...instanceNameProblems(inventory), ...composition.problems], opts.quiet)) return EXIT_INPUT;
   const validator = thread ? undefined : sharedValidator();
   const sourceOf = (parent: ParentRef) => parentSource(inventory, parent);
   // Set by set: each set's objects are validated as it is rendered (here, or sent to the thread as

@@ -5,6 +5,7 @@ import { expandInputPaths, parseInputFile, type SourcedObject } from '../inputs/
 import { hasErrors, type Problem } from '../inputs/problems.ts';
 import { objectKey } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
+import { instanceNameProblems } from '../model/instance-names.ts';
 import { parentKey } from '../model/labels.ts';
 import { compareUnits, compose, renderUnit, type ComposeOptions, type RenderedSet } from './compose.ts';
 import { DependencyIndex, lookupKeysOf } from './dependency-index.ts';
@@ -193,7 +194,9 @@ export class LabSession {
       objects.push(...state.objects);
       read.push(...state.problems);
     }
-    const { inventory, problems } = inventoryFromInput(objects, read);
+    const loaded = inventoryFromInput(objects, read);
+    const { inventory } = loaded;
+    const problems = [...loaded.problems, ...instanceNameProblems(inventory)];
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
   }
 }

@@ -32,6 +32,17 @@ export function tenantManageRoleName(tenantName: string): string {
   return `crownlabs-manage-${tenantNamespaceName(tenantName)}`;
 }
 
+/**
+ * Names of the objects a Tenant's set renders in its personal namespace besides `mydrive-info`
+ * (docs/behaviour.md §5.4 rows 2, 3, 6, 7; the constructs take them from here).
+ */
+export const TENANT_NAMESPACE_OBJECT_NAMES = {
+  quota: 'crownlabs-resource-quota',
+  manageInstances: 'crownlabs-manage-instances',
+  denyIngress: 'crownlabs-deny-ingress-traffic',
+  allowTrustedIngress: 'crownlabs-allow-trusted-ingress-traffic',
+} as const;
+
 export function myDrivePvcName(tenantName: string): string {
   return `${canon(tenantName)}-drive`;
 }

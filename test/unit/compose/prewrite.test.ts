@@ -245,8 +245,9 @@ describe('what the API server would refuse is refused before writing (#14.15)', 
     for (const [cmd, out] of [['synth', 'dist'], ['gitops', 'gitops']] as const) {
       const r = crownlabs([cmd, '-f', dir, '--config', config, '-o', join(outs, out)]);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`(document 5, Service tenant-john-doe/${LONG}): error: metadata.name: invalid name`);
-      expect(r.stderr).toMatch(/errors: nothing was written/);
+      // Refused at the Instance itself (src/model/instance-names.ts), before anything is rendered.
+      expect(r.stderr).toContain(`(document 5, Instance tenant-john-doe/${LONG}): error: metadata.name: an Instance name is at most 50 characters`);
+      expect(r.stderr).toMatch(/errors?: nothing was written/);
       expect(() => readFileSync(join(outs, out, cmd === 'synth' ? 'tenants/john.doe.yaml' : 'SECRETS.md'))).toThrow();
     }
     const good = join(mkdtempSync(join(tmpdir(), 'good-')), 'lab.yaml');

@@ -10,6 +10,8 @@ import { ControllerRbac } from '../../../constructs/platform/controller-rbac.ts'
 import { ControllerShard, WEBHOOK_TLS_SECRET, type WebhookWiring } from '../../../constructs/platform/controller-shard.ts';
 import { CrownLabsCrds } from '../../../constructs/platform/crownlabs-crds.ts';
 import { FrozenTemplatePolicy } from '../../../constructs/platform/frozen-template-policy.ts';
+import { InstanceAdmissionPolicy } from '../../../constructs/platform/instance-admission-policy.ts';
+import { MAX_INSTANCE_NAME_LENGTH, RESERVED_INSTANCE_NAMES } from '../../../src/model/instance-names.ts';
 import { RenderedObjectValidator } from '../../../src/validate/validator.ts';
 import { ImageListUpdater } from '../../../constructs/platform/image-list-updater.ts';
 import { MetricsServiceMonitor } from '../../../constructs/platform/metrics-service-monitor.ts';
@@ -27,6 +29,42 @@ function synth(build: (chart: ReturnType<typeof Testing.chart>) => void): Any[] 
 }
 const part = { 'app.kubernetes.io/part-of': 'crownlabs' };
 const rule = { apiGroups: ['crownlabs.polito.it'], resources: ['tenants'], verbs: ['get'] };
+
+describe('InstanceAdmissionPolicy', () => {
+  const writer = 'system:serviceaccount:ops:ctl';
+  it('renders a policy on Instance writes with its Deny binding, exempting the controller and system:masters, that the vendored schemas accept', () => {
+    const objects = synth((c) => new InstanceAdmissionPolicy(c, 'p', { writers: [writer] }));
+    expect(ids(objects)).toEqual(['ValidatingAdmissionPolicy//crownlabs-instance-admission', 'ValidatingAdmissionPolicyBinding//crownlabs-instance-admission']);
+    const [policy, binding] = objects;
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    expect(policy.spec.matchConstraints.resourceRules).toEqual([{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }]);
+    expect(policy.spec.matchConditions.map((m: Any) => m.expression)).toEqual([
+      `!(request.userInfo.username in ["${writer}"])`,
+      '!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ["system:masters"]))',
+    ]);
+    expect(binding.spec).toEqual({ policyName: 'crownlabs-instance-admission', validationActions: ['Deny'] });
+    const validator = new RenderedObjectValidator({ cacheDir: false });
+    expect(objects.flatMap((o) => validator.validate(o))).toEqual([]);
+  });
+  it("checks the name's length and reservation on create, the owner and the Template on create and when they change", () => {
+    const [policy] = synth((c) => new InstanceAdmissionPolicy(c, 'p', { writers: [writer] }));
+    const [length, reserved, owner, template] = policy.spec.validations.map((v: Any) => v.expression);
+    expect(length).toBe(`!variables.creating || size(object.metadata.name) <= ${MAX_INSTANCE_NAME_LENGTH}`);
+    expect(reserved).toContain(`!variables.creating || !(object.metadata.name.replace('.', '-') in [${RESERVED_INSTANCE_NAMES.map((n) => `"${n}"`).join(', ')}])`);
+    expect(owner).toBe('!variables.tenantChanged || variables.tenantFits');
+    expect(template).toBe("!variables.templateChanged || authorizer.group('crownlabs.polito.it').resource('templates').namespace(variables.templateNamespace).name(variables.templateName).check('get').allowed()");
+    const vars = Object.fromEntries(policy.spec.variables.map((v: Any) => [v.name, v.expression]));
+    expect(vars.owner).toContain('namespaceObject.metadata.labels["crownlabs.polito.it/name"]');
+    expect(vars.tenantChanged).toContain('oldObject.spec["tenant.crownlabs.polito.it/TenantRef"].name != variables.tenant');
+    expect(vars.templateChanged).toContain('oldObject.spec["template.crownlabs.polito.it/TemplateRef"].name != variables.templateName');
+  });
+  it('takes other bypass groups, a name and labels; it needs a writer', () => {
+    const [policy, binding] = synth((c) => new InstanceAdmissionPolicy(c, 'p', { writers: [writer], bypassGroups: ['velero'], name: 'n', labels: part }));
+    expect(policy.spec.matchConditions[1].expression).toContain('g in ["velero"]');
+    expect([policy.metadata, binding.metadata, binding.spec.policyName]).toEqual([{ name: 'n', labels: part }, { name: 'n', labels: part }, 'n']);
+    expect(() => synth((c) => new InstanceAdmissionPolicy(c, 'p', { writers: [] }))).toThrow(/at least one writer/);
+  });
+});
 
 describe('CrownLabsCrds', () => {
   it('renders the CRDs it is given, in order, each protected from Argo CD delete and prune, the rest untouched', () => {

@@ -111,15 +111,14 @@ describe('issue 8: the rendered install', () => {
     expect(renderPlatform(config({ platformInstallCrds: false })).some((o) => o.kind === 'CustomResourceDefinition')).toBe(false);
   });
 
-  it("only the controllers' ServiceAccount may write an Instance's frozen Template spec (one policy for every shard)", () => {
-    const policies = of('ValidatingAdmissionPolicy').filter((p) => p.metadata.name === 'crownlabs-instance-frozen-template');
-    expect(policies).toHaveLength(1);
-    const [policy] = policies;
-    expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
+  it("the Instance policies (frozen Template spec; names, owner, Template) exempt the controllers' ServiceAccount, one of each for every shard", () => {
+    const policies = of('ValidatingAdmissionPolicy').filter((p) => p.metadata.name.startsWith('crownlabs-instance-'));
+    expect(policies.map((p) => p.metadata.name)).toEqual(['crownlabs-instance-frozen-template', 'crownlabs-instance-admission']);
+    for (const policy of policies) expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
     const sa = of('ServiceAccount').find((a) => a.metadata.name === 'crownlabs-controller');
     expect(sa.metadata.namespace).toBe('crownlabs-composer');
     expect(of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-')).map((d) => d.spec.template.spec.serviceAccountName)).toEqual(['crownlabs-controller', 'crownlabs-controller']);
-    expect(of('ValidatingAdmissionPolicyBinding').filter((b) => b.spec.policyName === policy.metadata.name).map((b) => [b.metadata.name, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
+    expect(of('ValidatingAdmissionPolicyBinding').filter((b) => b.spec.policyName.startsWith('crownlabs-instance-')).map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual(policies.map((p) => [p.metadata.name, ['Deny']]));
   });
 
   it('only the controller and Argo CD may write our managed-by label and parent annotation outside tenant and workspace namespaces (one policy for every shard)', () => {

@@ -42,12 +42,14 @@ describe('crownlabs validate', () => {
     expect(v.stdout).toBe('');
   });
 
-  // A 65-character Instance name passes the input schema, but its Service and label values cannot exist.
+  // A 45-character Instance name passes the input checks, but with these environment names its
+  // per-environment Services and containers cannot exist.
   it('schema problems of rendered objects: the same lines on a second thread (-j 2, the default) as on one (-j 1)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'validate-long-'));
     const input = join(dir, 'lab.yaml');
-    const long = `inst-${'x'.repeat(60)}`;
-    writeFileSync(input, lab({ env: [{ environmentType: 'Container' }, { name: 'vm', environmentType: 'VirtualMachine' }], instanceMeta: { name: long } }));
+    const long = `inst-${'x'.repeat(40)}`;
+    const env0 = 'env0-with-a-long-name';
+    writeFileSync(input, lab({ env: [{ name: env0, environmentType: 'Container' }, { name: 'vm-with-a-long-name', environmentType: 'VirtualMachine' }], instanceMeta: { name: long } }));
     const config = join(dir, 'config.yaml');
     writeFileSync(config, 'mydriveNfsServerName: nfs.example\n');
     const threaded = crownlabs(['validate', '-f', input, '--config', config]);
@@ -55,7 +57,7 @@ describe('crownlabs validate', () => {
     expect(threaded.code).toBe(1);
     expect(single.code).toBe(1);
     expect(errorLines(threaded.stderr).length).toBeGreaterThan(3);
-    expect(threaded.stderr).toContain(`Service tenant-john-doe/${long}-env0): error: metadata.name: invalid name`);
+    expect(threaded.stderr).toContain(`Service tenant-john-doe/${long}-${env0}): error: metadata.name: invalid name`);
     expect(threaded.stderr).toBe(single.stderr);
     expect(crownlabs(['validate', '-f', input, '--config', config, '-j', 'two']).code).toBe(2);
   });
