@@ -104,8 +104,6 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
   const conflicts = setConflicts(ctx, owner, objects);
   out.errors.push(...conflicts.errors);
   if (out.errors.length) return out;
-  // The sets whose objects this one takes run again, and report that they are refused.
-  for (const key of conflicts.takeovers) ctx.enqueue?.(key);
   const wanted = new Set(objects.map(objectId));
   // Namespaces first: the objects inside them need them.
   const ordered = [...objects.filter((o) => o.kind === 'Namespace'), ...objects.filter((o) => o.kind !== 'Namespace')];
@@ -153,6 +151,8 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
       else out.errors.push({ object: objectId(child), error: e as Error });
     }
   }
+  // The parents whose objects this set took run again (once the cache holds what we wrote), and report that they are refused.
+  for (const key of conflicts.takeovers) ctx.enqueue?.(key);
   return out;
 }
 
