@@ -6,11 +6,16 @@
 //   TenantNotEnrolled and no frozen Template spec, until the Tenant is enrolled;
 // - a namespace CrownLabs did not make, named like a new Tenant's, is not adopted (nor deleted with
 //   the Tenant) unless an administrator annotates it composer.crownlabs.polito.it/adopt=true.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADOPT_ANNOTATION } from '../../src/controller/adoption.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { myDrivePvcName } from '../../src/model/naming.ts';
-import { adminKubeConfig, getObject, rest, waitFor, type KubeObject } from './cluster.ts';
+import { BIN } from '../support/cli.ts';
+import { adminKubeConfig, adminKubeConfigPath, getObject, rest, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, runController, SELECTOR, shardName, type RunningController } from './controller-support.ts';
 import { createMyDriveVolumes, removeMyDriveVolumes } from './mydrive-volumes.ts';
 
@@ -168,6 +173,12 @@ describe('controller: a namespace CrownLabs did not make', () => {
     expect(live.metadata.labels).toEqual(expect.not.objectContaining({ 'crownlabs.polito.it/type': 'tenant' }));
     // Nothing of the set is applied: not the RoleBindings that would let carol into it.
     expect(await getObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `crownlabs-manage-${ns}` } })).toBeUndefined();
+    // crownlabs diff shows the conflict as an error (exit 2).
+    const cfg = join(mkdtempSync(join(tmpdir(), 'guards-')), 'config.yaml');
+    writeFileSync(cfg, [`targetLabel: ${SELECTOR}=${shard}`, `namespaceWhitelist: ${SELECTOR}=${shard}`, `mydrivePvcsNamespace: ${config.mydrivePvcsNamespace}`, `websiteBaseUrl: ${config.websiteBaseUrl}`, ''].join('\n'));
+    const r = spawnSync(process.execPath, [BIN, 'diff', '--kubeconfig', adminKubeConfigPath(), '--config', cfg, '-q', '--from-cluster', '-l', `crownlabs.polito.it/name=${carol}`], { encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`error   Namespace/${ns}: exists and was not created by CrownLabs: not adopted`);
 
     await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/tenants/${carol}`);
     await waitFor(async () => !(await getObject(tenantRef(carol))), { message: 'carol gone' });
