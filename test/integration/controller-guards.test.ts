@@ -168,6 +168,8 @@ describe('controller: a namespace CrownLabs did not make', () => {
       return o?.status?.ready === false && o;
     });
     expect(t.status.personalNamespace).toEqual({ name: '', created: false });
+    // No ResourceQuota was applied: status claims none.
+    expect(t.status.quota).toBeUndefined();
     const live = await getObject<any>(nsRef(ns));
     expect(live.metadata.ownerReferences).toBeUndefined();
     expect(live.metadata.labels).toEqual(expect.not.objectContaining({ 'crownlabs.polito.it/type': 'tenant' }));
