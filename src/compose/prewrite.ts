@@ -20,6 +20,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
 import type { RenderedSet } from './compose.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
+import { outranks } from '../model/set-precedence.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from '../inputs/k8s-names.ts';
 import { nameProblem, NAME_MESSAGES, negativeQuantityIssues, resourceRequirementIssues } from '../model/api-server-rules.ts';
 
@@ -176,8 +177,9 @@ export function collisionProblems(sets: readonly RenderedSet[], sourceOf?: (pare
 const SHOWN = 5;
 
 /**
- * Every collision among the sets, one error per pair of sets (reported on the later one, naming
- * the earlier one's input) and per set that renders an object twice.
+ * Every collision among the sets, one error per pair of sets (reported on the set refused, naming
+ * the other one's input: the later one, unless it outranks the earlier one, src/model/set-precedence.ts)
+ * and per set that renders an object twice.
  */
 export function renderedSetProblems(sets: Iterable<CheckedSet>, sourceOf?: (parent: ParentRef) => Source | undefined): Problem[] {
   const all = [...sets];
@@ -191,9 +193,12 @@ export function renderedSetProblems(sets: Iterable<CheckedSet>, sourceOf?: (pare
       if (first === undefined) owner.set(id, i);
       else if (first === i) twice.set(i, [...(twice.get(i) ?? []), id]);
       else {
-        let byFirst = clashes.get(i);
-        if (!byFirst) clashes.set(i, (byFirst = new Map()));
-        byFirst.set(first, [...(byFirst.get(first) ?? []), id]);
+        // The set refused is the later one, unless it outranks the earlier one (a Tenant's over an Instance's).
+        const [refused, kept] = outranks(all[i].unit.parent.kind, all[first].unit.parent.kind) ? [first, i] : [i, first];
+        if (refused === first) owner.set(id, i);
+        let byKept = clashes.get(refused);
+        if (!byKept) clashes.set(refused, (byKept = new Map()));
+        byKept.set(kept, [...(byKept.get(kept) ?? []), id]);
       }
     }
   });
@@ -214,15 +219,19 @@ export function renderedSetProblems(sets: Iterable<CheckedSet>, sourceOf?: (pare
   });
   const list = (ids: string[]) => ids.slice(0, SHOWN).map(showIdentity).join(', ') + (ids.length > SHOWN ? `, … (${ids.length - SHOWN} more)` : '');
   for (const i of [...new Set([...clashes.keys(), ...twice.keys()])].sort((a, b) => a - b)) {
-    for (const [first, ids] of clashes.get(i) ?? []) {
-      const other = where(first);
+    for (const [kept, ids] of clashes.get(i) ?? []) {
+      const other = where(kept);
       const at = other.document !== undefined ? `${other.file}, document ${other.document}` : other.file;
+      const mine = all[i].unit.parent;
+      const theirs = all[kept].unit.parent;
       problems.push({
         severity: 'error',
         ...where(i),
         message:
-          `renders ${ids.length === 1 ? 'an object' : `${ids.length} objects`} that ${parentKey(all[first].unit.parent)} (${at}) renders too: ${list(ids)}. ` +
-          'Only one of them can exist, and the last one written would silently replace the other: rename one of the two',
+          `renders ${ids.length === 1 ? 'an object' : `${ids.length} objects`} that ${parentKey(theirs)} (${at}) renders too: ${list(ids)}. ` +
+          (outranks(theirs.kind, mine.kind)
+            ? `${theirs.kind} objects take precedence over ${mine.kind} objects: this ${mine.kind}'s set is refused; rename it`
+            : 'Only one of them can exist, and the last one written would silently replace the other: rename one of the two'),
       });
     }
     const dup = twice.get(i);

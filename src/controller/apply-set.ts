@@ -11,6 +11,8 @@ import type { CachedObject } from '../kube/informer.ts';
 import { isNotFound } from '../kube/client.ts';
 import { serverSideApply } from '../kube/objects.ts';
 import { firstDifference, liveHoldsRendered } from './live-compare.ts';
+import { adoptionRefusal } from './adoption.ts';
+import { outranks } from '../model/set-precedence.ts';
 
 export interface ApplyOutcome {
   applied: number;
@@ -34,30 +36,49 @@ export function withOwner(objects: KubeObject[], owner: CachedObject): KubeObjec
 }
 
 /**
- * Objects of a set that another live parent already renders (its controller owner reference), and
- * objects the set renders twice. Two parents rendering one object (`my.inst` and `my-inst`) would
- * take it from each other on every reconcile: the one that comes later is refused instead.
+ * Objects of a set that another live parent already renders (its controller owner reference),
+ * objects the set renders twice, and live objects CrownLabs did not make (adoption.ts). Two parents
+ * rendering one object (`my.inst` and `my-inst`) would take it from each other on every reconcile:
+ * the one that comes later is refused instead, unless it outranks the other
+ * (src/model/set-precedence.ts: a Tenant's set over an Instance's), which is then refused: its key
+ * is in `takeovers`, to be reconciled again and report it.
  */
-export function setConflicts(ctx: ControllerContext, owner: CachedObject, objects: readonly KubeObject[]): { object: string; error: Error }[] {
+export function setConflicts(ctx: ControllerContext, owner: CachedObject, objects: readonly KubeObject[]): { errors: { object: string; error: Error }[]; takeovers: string[] } {
   const out: { object: string; error: Error }[] = [];
+  const takeovers = new Set<string>();
   const seen = new Set<string>();
   for (const obj of objects) {
     const id = objectId(obj);
     if (seen.has(id)) out.push({ object: id, error: new Error('rendered twice by this resource set') });
     seen.add(id);
     const live = ctx.caches.liveOf(obj);
-    const ref = live?.metadata.ownerReferences?.find((r) => r.controller);
-    if (!live || !ref || ref.uid === owner.metadata.uid) continue;
+    if (!live) continue;
+    const ref = live.metadata.ownerReferences?.find((r) => r.controller);
+    if (!ref) {
+      // One being deleted is re-created once gone (applySet), not adopted.
+      const refusal = live.metadata.deletionTimestamp ? undefined : adoptionRefusal(live, ctx.config.targetLabel.key);
+      if (refusal) out.push({ object: id, error: new Error(refusal) });
+      continue;
+    }
+    if (ref.uid === owner.metadata.uid) continue;
     const other = liveParent(ctx, ref.kind, live.metadata.namespace, ref.name);
     // An owner that is gone leaves its children to the garbage collector: not a conflict.
     if (other?.metadata.uid !== ref.uid) continue;
     const key = [ref.kind, other.metadata.namespace, ref.name].filter(Boolean).join('/');
+    if (outranks(owner.kind, ref.kind)) {
+      takeovers.add(key);
+      continue;
+    }
     out.push({
       object: id,
-      error: new Error(`already rendered for ${key}, which renders the same object: only one of them can exist; rename one of the two (nothing of this set is applied)`),
+      error: new Error(
+        outranks(ref.kind, owner.kind)
+          ? `already rendered for ${key}: ${ref.kind} objects take precedence over ${owner.kind} objects; rename this ${owner.kind} (nothing of this set is applied)`
+          : `already rendered for ${key}, which renders the same object: only one of them can exist; rename one of the two (nothing of this set is applied)`,
+      ),
     });
   }
-  return out;
+  return { errors: out, takeovers: [...takeovers] };
 }
 
 function liveParent(ctx: ControllerContext, kind: string, namespace: string | undefined, name: string): CachedObject | undefined {
@@ -80,7 +101,8 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
   const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, terminating: 0, errors: [], live: new Map() };
   const objects = withOwner(rendered, owner);
   // A set in conflict applies and prunes nothing: the reconciler reports the errors (Event, status).
-  out.errors.push(...setConflicts(ctx, owner, objects));
+  const conflicts = setConflicts(ctx, owner, objects);
+  out.errors.push(...conflicts.errors);
   if (out.errors.length) return out;
   const wanted = new Set(objects.map(objectId));
   // Namespaces first: the objects inside them need them.
@@ -129,6 +151,8 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
       else out.errors.push({ object: objectId(child), error: e as Error });
     }
   }
+  // The parents whose objects this set took run again (once the cache holds what we wrote), and report that they are refused.
+  for (const key of conflicts.takeovers) ctx.enqueue?.(key);
   return out;
 }
 

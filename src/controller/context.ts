@@ -20,6 +20,8 @@ export interface ControllerContext {
   /** How long a personal namespace is kept after the last login (docs/behaviour.md §5.3 step 5). */
   tenantNsKeepAliveMs: number;
   now: () => number;
+  /** Adds a key to the work queue (set by the controller once its queue exists). */
+  enqueue?: (key: string) => void;
 }
 
 export interface ReconcileResult {

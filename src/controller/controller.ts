@@ -150,6 +150,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     queue.add(key);
     metrics.queueDepth.set(queue.depth);
   };
+  ctx.enqueue = enqueue;
 
   const periodic = { resyncPeriodMs: options.resyncPeriodMs ?? 10 * 3600_000, requeueMinMs: options.requeueMinMs ?? 4 * 3600_000, requeueMaxMs: options.requeueMaxMs ?? 8 * 3600_000 };
   const registry = new ReconcilerRegistry(controllerReconcilers(periodic, new AutomationState(options.automation ?? {})));

@@ -22,6 +22,7 @@ import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
+import { adoptionRefusal } from './adoption.ts';
 import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
 import { myDriveShare } from './mydrive-share.ts';
 import { personalNamespaceKeepAlive } from './reconcile-tenant.ts';
@@ -117,7 +118,8 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
     for (const obj of ordered) {
       if (!include(obj)) continue;
       // A snapshot's Job is created once (its tag is the controller's clock) and never re-applied.
-      const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces) : () => compareRendered(client, caches, obj, renderedNamespaces);
+      const target = config.targetLabel.key;
+      const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces, target) : () => compareRendered(client, caches, obj, renderedNamespaces, target);
       tasks.push({ id: objectId(obj), run });
     }
     // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
@@ -206,7 +208,7 @@ export function asReconciled(files: Inventory, caches: Pick<Caches, 'instances' 
 }
 
 /** A rendered object the controller only creates: undefined when it exists. */
-async function createOnly(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>): Promise<ObjectDiff | undefined> {
+async function createOnly(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>, targetKey: string): Promise<ObjectDiff | undefined> {
   if (caches.liveOf(obj)) return undefined;
   try {
     await client.request('GET', client.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name));
@@ -214,11 +216,11 @@ async function createOnly(client: KubeClient, caches: Caches, obj: KubeObject, r
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
-  return compareRendered(client, caches, obj, renderedNamespaces);
+  return compareRendered(client, caches, obj, renderedNamespaces, targetKey);
 }
 
 /** One rendered object: undefined when the controller would leave it as it is. */
-async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>): Promise<ObjectDiff | undefined> {
+async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObject, renderedNamespaces: ReadonlySet<string>, targetKey: string): Promise<ObjectDiff | undefined> {
   const id = objectId(obj);
   const base = { id, kind: obj.kind, paths: [] as string[], takeover: [] as string[] };
   // applySet skips what its cache already holds (managedFields are not cached: read below).
@@ -234,6 +236,10 @@ async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObje
     return { ...base, action: 'create', merged: obj as Obj, note: 'the live object is being deleted: the controller re-creates it once it is gone' };
   }
   if (live && liveHoldsRendered(obj, live)) return undefined;
+  // The controller refuses the set of an object it may not adopt (adoption.ts): shown as an error.
+  const liveMeta = live?.metadata as CachedObject['metadata'] | undefined;
+  const refusal = liveMeta && !liveMeta.ownerReferences?.some((r) => r.controller) ? adoptionRefusal({ metadata: liveMeta }, targetKey) : undefined;
+  if (refusal) throw new Error(refusal);
   let merged: Obj;
   let note: string | undefined;
   try {

@@ -11,6 +11,7 @@ import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
 import { RecordedLookups } from '../inputs/lookups.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
+import { enrolmentProblem } from '../model/enrolment.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
@@ -59,6 +60,15 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
     await ctx.events.record(live, 'Warning', reason, message);
     await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(message);
+  }
+  // docs/behaviour.md §7.2 step 4: before anything is written on the Instance (the frozen Template
+  // spec would show its Tenant a Template RBAC hides from her). Fixed by an enrolment: the Tenant's
+  // change re-runs this through the dependency index.
+  const notEnrolled = enrolmentProblem(tenant, template);
+  if (notEnrolled) {
+    await ctx.events.record(live, 'Warning', 'TenantNotEnrolled', notEnrolled);
+    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    throw new Error(`Instance ${namespace}/${name}: ${notEnrolled}`);
   }
 
   // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.

@@ -12,6 +12,7 @@ import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keyc
 import { COMPOSER, parentKey, type ParentRef } from '../model/labels.ts';
 import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
+import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
 import { applySet, objectId, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
@@ -58,7 +59,15 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const objects = unit ? renderUnit(unit) : [];
   const outcome = await applySet(ctx, parent, live, objects);
   for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
-  const created = (id: string) => objects.some((o) => objectId(o) === id) && !outcome.errors.some((e) => e.object === id);
+  // Status says what is live after this apply, not what it would have set: a refused set (a
+  // collision, a namespace not adopted) applies nothing, and a failed object is as it was.
+  const applied = (id: string) => outcome.live.has(id);
+  const stillOurs = (id: string) => {
+    const [, ns] = id.split('/');
+    const cached = ctx.caches.namespaces.get(undefined, ns);
+    return !!cached && !cached.metadata.deletionTimestamp && (cached.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid);
+  };
+  const namespaceLive = (id: string) => applied(id) || (!objects.some((o) => objectId(o) === id) && stillOurs(id));
 
   const { existing, failing } = splitWorkspaces(tenant, inv.workspaces);
   let keycloak: 'Ok' | 'Failed' = 'Ok';
@@ -76,14 +85,18 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
     }
   }
   const sandboxNs = sandboxNamespaceName(name);
-  const quota = tenantQuota(tenant, existing.map((e) => e.workspace), ctx.config);
+  const quotaId = objectId({ kind: 'ResourceQuota', metadata: { name: TENANT_QUOTA_NAME, namespace: personalNs } });
+  // A quota rendered but not applied leaves status.quota as the last apply set it.
+  const quota = objects.some((o) => objectId(o) === quotaId) && !applied(quotaId) ? undefined : tenantQuota(tenant, existing.map((e) => e.workspace), ctx.config);
+  const personalLive = namespaceLive(`Namespace/${personalNs}`);
+  const sandboxLive = namespaceLive(`Namespace/${sandboxNs}`);
   await writeStatus(ctx, live, {
-    personalNamespace: keep && created(`Namespace/${personalNs}`) ? { name: personalNs, created: true } : { name: '', created: false },
-    sandboxNamespace: tenant.spec.createSandbox ? { name: sandboxNs, created: created(`Namespace/${sandboxNs}`) } : { name: '', created: false },
+    personalNamespace: personalLive ? { name: personalNs, created: true } : { name: '', created: false },
+    sandboxNamespace: tenant.spec.createSandbox || sandboxLive ? { name: sandboxNs, created: sandboxLive } : { name: '', created: false },
     failingWorkspaces: failing,
     subscriptions: { keycloak },
     ready: errors.length === 0,
-    quota,
+    ...(quota ? { quota } : {}),
   });
 
   const labels = tenantOwnLabels(tenant, inv.workspaces, ctx.config);

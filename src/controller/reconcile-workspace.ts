@@ -9,7 +9,7 @@ import type { ParentRef } from '../model/labels.ts';
 import { workspaceNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel } from '../model/tenant-plan.ts';
 import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
-import { applySet, objectId, writeStatus } from './apply-set.ts';
+import { applySet, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -35,7 +35,10 @@ export async function reconcileWorkspace(ctx: ControllerContext, name: string): 
   const outcome = await applySet(ctx, parent, live, objects);
   for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
   const nsName = workspaceNamespaceName(name);
-  const nsOk = !outcome.errors.some((e) => e.object === `Namespace/${nsName}`) && objects.some((o) => objectId(o) === `Namespace/${nsName}`);
+  // What is live, not what the apply would have set: a refused set (a namespace not adopted) applies nothing.
+  const cachedNs = ctx.caches.namespaces.get(undefined, nsName);
+  const nsOk =
+    outcome.live.has(`Namespace/${nsName}`) || (!!cachedNs && !cachedNs.metadata.deletionTimestamp && (cachedNs.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid));
 
   let keycloak: 'Ok' | 'Failed' = 'Failed';
   if (ctx.keycloak) {

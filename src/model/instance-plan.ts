@@ -4,6 +4,7 @@ import type { Problem } from '../inputs/problems.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
+import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
@@ -117,6 +118,11 @@ export function planInstance(
   const tenant = inventory.tenantOf(instance);
   if (!template || !tenant) {
     // Reported by Inventory.checkReferences; nothing to render.
+    return { problems };
+  }
+  const notEnrolled = enrolmentProblem(tenant, template);
+  if (notEnrolled) {
+    problems.push({ severity: 'error', ...about, field: `spec["${TENANT_REF}"]`, message: notEnrolled });
     return { problems };
   }
   const namespace = instance.metadata.namespace ?? '';

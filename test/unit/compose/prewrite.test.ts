@@ -12,7 +12,7 @@ import { formatProblem } from '../../../src/inputs/problems.ts';
 import { LabSession } from '../../../src/compose/incremental.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { gitopsFiles } from '../../../src/sinks/gitops.ts';
-import { checkRenderedSets, objectIssues, parentSource } from '../../../src/compose/prewrite.ts';
+import { checkRenderedSets, checkSetObjects, objectIssues, parentSource, renderedSetProblems } from '../../../src/compose/prewrite.ts';
 import { validateRenderedSets } from '../../../src/validate/validator.ts';
 import { crownlabs, ROOT } from '../../support/cli.ts';
 import { lab, testConfig } from '../../support/lab.ts';
@@ -79,8 +79,31 @@ describe('objects rendered by two inputs', () => {
     const problems = checkRenderedSets(renderAll(compose(inventory, testConfig())), (p) => parentSource(inventory, p));
     expect(problems.map(formatProblem)).toEqual([
       'lab.yaml (document 5, Instance tenant-john-doe/mydrive-info): error: renders an object that Tenant/john.doe (lab.yaml, document 2) renders too: Secret tenant-john-doe/mydrive-info. ' +
-        'Only one of them can exist, and the last one written would silently replace the other: rename one of the two',
+        "Tenant objects take precedence over Instance objects: this Instance's set is refused; rename it",
     ]);
+  });
+
+  it('a collision between a Tenant and an Instance refuses the Instance whatever order the sets come in', () => {
+    const parsed = parseInputText(lab({ env: { environmentType: 'VirtualMachine' }, instanceMeta: { name: 'mydrive-info' } }), 'lab.yaml');
+    const { inventory } = Inventory.fromObjects(parsed.objects);
+    const sets = renderAll(compose(inventory, testConfig()));
+    const kinds = (order: typeof sets) => renderedSetProblems(order.map((s) => ({ unit: s.unit, check: checkSetObjects(s.objects) }))).map((p) => `${p.kind} ${p.name}`);
+    expect(kinds(sets)).toEqual(['Instance tenant-john-doe/mydrive-info']);
+    expect(kinds([...sets].reverse())).toEqual(['Instance tenant-john-doe/mydrive-info']);
+  });
+
+  it('between sets of one rank the later one is refused, in either order', () => {
+    const tenant = (name: string) => ({
+      apiVersion: 'crownlabs.polito.it/v1alpha2',
+      kind: 'Tenant',
+      metadata: { name, labels: { 'crownlabs.polito.it/operator-selector': 'production' } },
+      spec: { firstName: 'A', lastName: 'B', email: `${name}@example.com`, workspaces: [] },
+    });
+    const parsed = parseInputText([tenant('ann.lee'), tenant('ann-lee')].map((t) => JSON.stringify(t)).join('\n---\n'), 'tenants.yaml');
+    const sets = renderAll(compose(Inventory.fromObjects(parsed.objects).inventory, testConfig()));
+    const names = (order: typeof sets) => renderedSetProblems(order.map((s) => ({ unit: s.unit, check: checkSetObjects(s.objects) }))).map((p) => p.name);
+    expect(names(sets)).toEqual(['ann.lee']);
+    expect(names([...sets].reverse())).toEqual(['ann-lee']);
   });
 
   it('an Instance that renders one object twice (environment a and a-oauth2-proxy behind per-instance proxies)', () => {
