@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startController } from '../controller/controller.ts';
 import { parseAddr } from '../kube/http-endpoints.ts';
+import { isLoopbackHost } from '../kube/loopback.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 
 /** The webhook server's own settings, from the `--webhook-*` flags. */
@@ -50,6 +51,9 @@ export function registerController(program: Command): void {
     .option('--leader-election-id <name>', 'name of the Lease', 'crownlabs-composer.crownlabs.polito.it')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
     .option('--metrics-addr <addr>', 'Prometheus /metrics bind address', ':8080')
+    .option('--metrics-secure', 'serve /metrics over HTTPS to bearer tokens the API server authenticates (TokenReview) and authorises for get /metrics (SubjectAccessReview)', true)
+    .option('--no-metrics-secure', 'serve /metrics over plain HTTP to anyone (loopback or development)')
+    .option('--metrics-cert-dir <dir>', 'directory holding the metrics server\'s tls.crt and tls.key, re-read when they change (default: a self-signed certificate)')
     .option('--health-probe-addr <addr>', '/healthz and /readyz bind address', ':8081')
     .option('--client-qps <n>', "API client requests per second for each resource type (an Instance's writes and its status writes share one), as the Go operators' --client-qps: the value a Go operator ran with gives the same throughput (0: no limit)", '100')
     .option('--client-max-burst <n>', "API client burst for each resource type, as the Go operators' --client-max-burst", '100')
@@ -147,6 +151,10 @@ export function registerController(program: Command): void {
       return;
     }
     const log = commandLogger('controller');
+    const metricsSecure = opts.metricsSecure !== false;
+    // `[host]:port` without the port.
+    if (!metricsSecure && opts.metricsAddr && !isLoopbackHost(String(opts.metricsAddr).replace(/:[^:\]]*$/, '')))
+      log.warn({ metricsAddr: opts.metricsAddr }, '/metrics is served over plain HTTP to anyone who reaches it (--no-metrics-secure)');
     if (webhook === 'no-certificate') {
       log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');
       webhook = undefined;
@@ -162,6 +170,7 @@ export function registerController(program: Command): void {
         clientQps: Number(opts.clientQps),
         clientMaxBurst: Number(opts.clientMaxBurst),
         metricsAddr: String(opts.metricsAddr),
+        metricsSecure: metricsSecure ? { certDir: (opts.metricsCertDir as string | undefined) || undefined } : undefined,
         healthProbeAddr: String(opts.healthProbeAddr),
         enableLeaderElection: opts.enableLeaderElection === true,
         leaderElectionId: String(opts.leaderElectionId),

@@ -9,6 +9,8 @@ import { readFileSync, statSync } from 'node:fs';
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
+export { isLoopbackHost } from '../kube/loopback.ts';
+
 /** Decides a request: undefined when it may go on, otherwise why not (the 401's text). */
 export interface FrontEndAuth {
   /** What is checked, for the start-up log ("bearer token", "client certificate"); empty: nothing. */
@@ -107,10 +109,4 @@ export function frontEndAuth(opts: { token?: BearerToken; clientCertificate?: bo
       return undefined;
     },
   };
-}
-
-/** Whether a listen host ('' or 0.0.0.0 or :: is every interface) is loopback only. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
