@@ -46,6 +46,7 @@ export async function listenTls(
   handler: http.RequestListener,
   tls: TlsFiles | (() => SecureContextOptions),
   log?: Logger,
+  pollMs = POLL_MS,
 ): Promise<{ server: https.Server; address: string }> {
   const { host, port } = parseAddr(addr);
   const load = typeof tls === 'function' ? tls : () => readTlsFiles(tls);
@@ -65,7 +66,7 @@ export async function listenTls(
         // A half-written pair fails here; the next poll picks up the rest.
         log?.warn({ certDir: tls.certDir, err: (e as Error).message }, 'TLS files unreadable or invalid; keeping the current ones');
       }
-    }, POLL_MS);
+    }, pollMs);
     poll.unref();
     server.on('close', () => clearInterval(poll));
   }
