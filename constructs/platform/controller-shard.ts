@@ -15,6 +15,8 @@ export interface WebhookWiring {
 /** The serving certificate of the webhooks (tls.crt, tls.key): a cert-manager Certificate's secretName, or one you create. */
 export const WEBHOOK_TLS_SECRET = 'crownlabs-controller-webhook-tls';
 const PORTS = { metrics: 8080, health: 8081, webhook: 9443 } as const;
+/** The Service port of the controllers' HTTPS /metrics (MetricsServiceMonitor scrapes it with a bearer token). */
+export const METRICS_PORT_NAME = 'https-metrics';
 /**
  * glibc's malloc arenas for the controller process: by default up to 8 per core, one per thread
  * that allocates (libuv's pool, V8's GC helpers), each keeping freed memory of its own. Two measured
@@ -103,6 +105,8 @@ export class ControllerShard extends Construct {
                   ns,
                   '--metrics-addr',
                   `:${PORTS.metrics}`,
+                  // HTTPS, for bearer tokens allowed `get /metrics` (docs/deploy.md, "Metrics").
+                  '--metrics-secure',
                   '--health-probe-addr',
                   `:${PORTS.health}`,
                 ],
@@ -142,7 +146,7 @@ export class ControllerShard extends Construct {
       spec: {
         selector,
         ports: [
-          { name: 'metrics', port: PORTS.metrics, targetPort: port('metrics'), protocol: 'TCP' },
+          { name: METRICS_PORT_NAME, port: PORTS.metrics, targetPort: port('metrics'), protocol: 'TCP' },
           { name: 'webhook', port: 443, targetPort: port('webhook'), protocol: 'TCP' },
         ],
       },

@@ -8,9 +8,18 @@ export interface MetricsServiceMonitorProps {
   readonly labels: Record<string, string>;
   /** Namespaces whose Services are scraped. */
   readonly namespaces: readonly string[];
+  /** Service port of the HTTPS /metrics behind authentication (the controllers'). */
+  readonly securePort: string;
 }
 
-/** A prometheus-operator ServiceMonitor scraping the `metrics` port of every Service carrying `labels` (controllers, bastion tracker). */
+/** Where a pod finds its own ServiceAccount token: Prometheus sends it (its account must hold the metrics-reader ClusterRole). */
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * A prometheus-operator ServiceMonitor over every Service carrying `labels`: the controllers'
+ * `securePort` over HTTPS with Prometheus's bearer token (their certificate is self-signed:
+ * not verified), and the plain `metrics` port (the bastion's SSH tracker).
+ */
 export class MetricsServiceMonitor extends Construct {
   constructor(scope: Construct, id: string, props: MetricsServiceMonitorProps) {
     super(scope, id);
@@ -21,7 +30,10 @@ export class MetricsServiceMonitor extends Construct {
       spec: {
         selector: { matchLabels: props.labels },
         namespaceSelector: { matchNames: [...props.namespaces] },
-        endpoints: [{ port: 'metrics', interval: '30s' }],
+        endpoints: [
+          { port: props.securePort, interval: '30s', scheme: 'https', bearerTokenFile: SERVICE_ACCOUNT_TOKEN, tlsConfig: { insecureSkipVerify: true } },
+          { port: 'metrics', interval: '30s' },
+        ],
       },
     });
   }

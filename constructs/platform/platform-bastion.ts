@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { BASTION, BastionDeployment } from '../bastion/bastion-deployment.ts';
 import { BastionRbac } from '../bastion/bastion-rbac.ts';
 import { BastionService } from '../bastion/bastion-service.ts';
+import { LABEL } from '../../src/model/labels.ts';
 
 /** The bastion's namespace, as upstream. */
 export const BASTION_NAMESPACE = 'crownlabs-bastion';
@@ -30,7 +31,8 @@ export class PlatformBastion extends Construct {
     const name = 'ssh-bastion';
     const selectorLabels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': 'bastion' };
     const labels = { ...selectorLabels, ...props.labels };
-    new k8s.KubeNamespace(this, 'bastion-namespace', { metadata: { name: bns, labels: props.labels } });
+    // Tenant NetworkPolicies admit namespaces with this label (docs/behaviour.md §5.4 row 7): without it, an enforcing CNI keeps the bastion from the VMs.
+    new k8s.KubeNamespace(this, 'bastion-namespace', { metadata: { name: bns, labels: { ...props.labels, [LABEL.allowInstanceAccess]: 'true' } } });
     const rbac = new BastionRbac(this, 'bastion-rbac', { name, namespace: bns, labels, rules: props.rules });
     new BastionDeployment(this, 'bastion', {
       name,

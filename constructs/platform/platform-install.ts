@@ -2,12 +2,13 @@ import type { ApiObjectProps } from 'cdk8s';
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { ControllerRbac } from './controller-rbac.ts';
-import { ControllerShard, type WebhookWiring } from './controller-shard.ts';
+import { ControllerShard, METRICS_PORT_NAME, type WebhookWiring } from './controller-shard.ts';
 import { CrownLabsCrds } from './crownlabs-crds.ts';
 import { ComposerLabelPolicy } from './composer-label-policy.ts';
 import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
 import { ImageListUpdater } from './image-list-updater.ts';
 import { InstanceAdmissionPolicy } from './instance-admission-policy.ts';
+import { MetricsReaderRole } from './metrics-reader-role.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
 
@@ -92,6 +93,7 @@ export class PlatformInstall extends Construct {
 
     const ctlLabels = { ...part, 'app.kubernetes.io/name': CONTROLLER };
     const rbac = new ControllerRbac(this, 'controller-rbac', { name: CONTROLLER, namespace: ns, labels: ctlLabels, rules: props.controllerRules, leaseRules: props.leaseRules });
+    new MetricsReaderRole(this, 'metrics-reader', { name: CONTROLLER, labels: ctlLabels });
     // The controller renders Instances from their frozen Template spec: only it may write that.
     new FrozenTemplatePolicy(this, 'frozen-template-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
     // The controller caches objects by our label cluster-wide: only its writers may set it where tenants write.
@@ -137,6 +139,6 @@ export class PlatformInstall extends Construct {
       });
     }
     if (props.bastion) new PlatformBastion(this, 'bastion', { sshdImage: props.bastion.sshdImage, composerImage: props.image, labels: part, rules: props.bastion.rules });
-    if (props.serviceMonitor) new MetricsServiceMonitor(this, 'service-monitor', { namespace: ns, labels: part, namespaces: [ns, ...(props.bastion ? [BASTION_NAMESPACE] : [])] });
+    if (props.serviceMonitor) new MetricsServiceMonitor(this, 'service-monitor', { namespace: ns, labels: part, namespaces: [ns, ...(props.bastion ? [BASTION_NAMESPACE] : [])], securePort: METRICS_PORT_NAME });
   }
 }

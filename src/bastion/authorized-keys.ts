@@ -6,9 +6,10 @@
  * `\n` and no trailing newline.
  * Deliberate differences: removal keeps the order of the remaining lines (upstream swap-removes),
  * an empty file is zero lines (upstream's split gives one empty line, hence a leading blank line),
- * and key fields are split on runs of whitespace, with the algorithm and key checked for the
- * characters they can hold, so that a malformed entry cannot smuggle in sshd options.
+ * and key fields are split on runs of whitespace, with the algorithm one of the OpenSSH key types
+ * and the key base64 (src/model/ssh-public-key.ts), so that an entry cannot smuggle in sshd options.
  */
+import { parsePublicKey } from '../model/ssh-public-key.ts';
 
 export interface TenantKeys {
   name: string;
@@ -28,9 +29,6 @@ export interface KeysUpdate {
   invalid: InvalidKey[];
 }
 
-const ALGO = /^[A-Za-z0-9@._+-]+$/;
-const KEY = /^[A-Za-z0-9+/]+={0,3}$/;
-
 export function splitLines(text: string): string[] {
   return text === '' ? [] : text.split('\n');
 }
@@ -45,12 +43,8 @@ export function lineComment(line: string): string | undefined {
 
 /** `<algo> <key> <tenant>` of a public key entry, or why it is not usable. */
 export function authorizedKeyLine(entry: string, tenant: string): { line: string } | { reason: string } {
-  const fields = entry.trim().split(/\s+/).filter(Boolean);
-  if (fields.length < 2) return { reason: 'fewer than 2 space-separated fields' };
-  const [algo, key] = fields;
-  if (!ALGO.test(algo)) return { reason: `"${algo.slice(0, 40)}" is not a key algorithm` };
-  if (!KEY.test(key)) return { reason: 'the key is not base64' };
-  return { line: `${algo} ${key} ${tenant}` };
+  const p = parsePublicKey(entry);
+  return 'reason' in p ? p : { line: `${p.type} ${p.key} ${tenant}` };
 }
 
 function tenantLines(tenant: TenantKeys): { lines: string[]; invalid: InvalidKey[] } {

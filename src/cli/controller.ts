@@ -7,6 +7,7 @@ import { startController, type ControllerOptions } from '../controller/controlle
 import { formatProblem, hasErrors } from '../inputs/problems.ts';
 import { validateKeycloakConfig } from '../integrations/keycloak/index.ts';
 import { parseAddr } from '../kube/http-endpoints.ts';
+import { isLoopbackHost } from '../kube/loopback.ts';
 import { parseDuration } from '../model/duration.ts';
 import { DEFAULT_CERT_DIR, DEFAULT_WEBHOOK_PORT, startWebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
@@ -49,6 +50,9 @@ export function addControllerFlags(cmd: Command): Command {
     .option('--leader-election-id <name>', 'name of the Lease', 'crownlabs-composer.crownlabs.polito.it')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
     .option('--metrics-addr <addr>', 'Prometheus /metrics bind address', ':8080')
+    .option('--metrics-secure', 'serve /metrics over HTTPS to bearer tokens the API server authenticates (TokenReview) and authorises for get /metrics (SubjectAccessReview)', true)
+    .option('--no-metrics-secure', 'serve /metrics over plain HTTP to anyone (loopback or development)')
+    .option('--metrics-cert-dir <dir>', 'directory holding the metrics server\'s tls.crt and tls.key, re-read when they change (default: a self-signed certificate)')
     .option('--health-probe-addr <addr>', '/healthz and /readyz bind address', ':8081')
     .option('--client-qps <n>', "API client requests per second for each resource type (an Instance's writes and its status writes share one), as the Go operators' --client-qps: the value a Go operator ran with gives the same throughput (0: no limit)", '100')
     .option('--client-max-burst <n>', "API client burst for each resource type, as the Go operators' --client-max-burst", '100')
@@ -150,6 +154,7 @@ export function controllerRunFromFlags(opts: Record<string, string | boolean | u
         clientQps: Number(opts.clientQps),
         clientMaxBurst: Number(opts.clientMaxBurst),
         metricsAddr: String(opts.metricsAddr),
+        metricsSecure: opts.metricsSecure !== false ? { certDir: (opts.metricsCertDir as string | undefined) || undefined } : undefined,
         healthProbeAddr: String(opts.healthProbeAddr),
         enableLeaderElection: opts.enableLeaderElection === true,
         leaderElectionId: String(opts.leaderElectionId),
@@ -197,6 +202,9 @@ export function registerController(program: Command): void {
       return;
     }
     const log = commandLogger('controller');
+    // `[host]:port` without the port.
+    if (!run.options.metricsSecure && run.options.metricsAddr && !isLoopbackHost(run.options.metricsAddr.replace(/:[^:\]]*$/, '')))
+      log.warn({ metricsAddr: run.options.metricsAddr }, '/metrics is served over plain HTTP to anyone who reaches it (--no-metrics-secure)');
     let webhook = run.webhook;
     if (webhook === 'no-certificate') {
       log.warn({ certDir: DEFAULT_CERT_DIR }, 'no webhook certificate (tls.crt, tls.key): Tenant admission webhooks not served; give --webhook-cert-dir');

@@ -17,10 +17,19 @@ import { close, healthHandler, listen, metricsHandler } from '../kube/http-endpo
 import { KubeClient, type RequestRecord } from '../kube/client.ts';
 import { LeaderElector } from './leader-election.ts';
 import { ControllerMetrics } from './metrics.ts';
+import { MetricsAccessReview, secureMetricsHandler } from './metrics-auth.ts';
+import { listenTls } from '../kube/tls-files.ts';
+import { makeCertificate } from '../kube/self-signed-cert.ts';
 import { dispatcher, ReconcilerRegistry } from './reconciler.ts';
 import { controllerReconcilers } from './reconcilers.ts';
 import { isTerminal } from './terminal-error.ts';
 import { WorkQueue } from './work-queue.ts';
+
+/** As controller-runtime without a cert dir: a certificate of its own (Prometheus then skips verification, docs/deploy.md). */
+function selfSignedMetricsCertificate() {
+  const { cert, key } = makeCertificate({ commonName: 'crownlabs-controller-metrics', hosts: ['localhost', '127.0.0.1'] });
+  return { cert, key };
+}
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -30,6 +39,11 @@ export interface ControllerOptions {
   clientMaxBurst?: number;
   /** `[host]:port`; empty: no server. Defaults `:8080` / `:8081`. */
   metricsAddr?: string;
+  /**
+   * Serve /metrics over HTTPS behind a TokenReview and a SubjectAccessReview (./metrics-auth.ts),
+   * with tls.crt/tls.key from `certDir` or a self-signed certificate. Default: plain HTTP.
+   */
+  metricsSecure?: { certDir?: string };
   healthProbeAddr?: string;
   enableLeaderElection?: boolean;
   leaderElectionNamespace?: string;
@@ -174,7 +188,16 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const healthAddr = options.healthProbeAddr ?? ':8081';
   const metricsAddr = options.metricsAddr ?? ':8080';
   if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
-  if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
+  if (metricsAddr && options.metricsSecure) {
+    const { certDir } = options.metricsSecure;
+    const handler = secureMetricsHandler(metrics.registry, new MetricsAccessReview(client), log.child({ component: 'metrics' }));
+    try {
+      metricsServer = await listenTls(metricsAddr, handler, certDir ? { certDir } : selfSignedMetricsCertificate, log);
+    } catch (e) {
+      await close(health?.server);
+      throw new Error(`metrics server: ${(e as Error).message}`);
+    }
+  } else if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
 
   let webhooks: BesideServer | undefined;
   if (options.webhook) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InventoryLookups } from '../inputs/inventory.ts';
 import type { Problem } from '../inputs/problems.ts';
+import { publicKeyLine } from './ssh-public-key.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
@@ -137,7 +138,16 @@ export function planInstance(
   const several = envs.length > 1;
   const workspaceName = template.spec[WORKSPACE_REF]?.name ?? '';
   const managers = workspaceName ? inventory.managersOf(workspaceName).filter((t) => t.metadata.name !== tenant.metadata.name && admittedByTenantWebhooks(t, config)) : [];
-  const publicKeys = [...(tenant.spec.publicKeys ?? []), ...managers.flatMap((m) => m.spec.publicKeys ?? [])];
+  // Into a VM's authorized_keys only as `<known type> <base64> [comment]` (src/model/ssh-public-key.ts).
+  const vm = envs.some((e) => e.environmentType === 'VirtualMachine' || e.environmentType === 'CloudVM');
+  const publicKeys: string[] = [];
+  for (const t of [tenant, ...managers]) {
+    (t.spec.publicKeys ?? []).forEach((entry, i) => {
+      const r = publicKeyLine(entry);
+      if ('line' in r) publicKeys.push(r.line);
+      else if (vm) problems.push({ severity: 'warning', ...about, message: `Tenant ${t.metadata.name}: spec.publicKeys[${i}] left out of the VM's authorized keys: ${r.reason}` });
+    });
+  }
   const allowedEmails = [...new Set([tenant.spec.email, ...managers.map((m) => m.spec.email)].map((e) => e.toLowerCase()))];
 
   const nfsNeeded = envs.some((e) => e.mountMyDriveVolume);

@@ -11,7 +11,8 @@
  *   `<plural>/finalizers` (owner references with blockOwnerDeletion need it);
  * - access a reconciler declares next to its requests (`*_API_ACCESS`: snapshots always, each
  *   instance automation of `platformInstanceAutomation`);
- * - Events: `create`; leader election: a Role on its Lease;
+ * - Events: `create`; leader election: a Role on its Lease; TokenReviews and SubjectAccessReviews
+ *   `create` for its authenticated /metrics;
  * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
  *   of every rendered (Cluster)Role are added (names dropped: they name each tenant), and the
  *   ClusterRoles we bind without rendering them (docs/behaviour.md §3 shared roles) get `bind` by name unless
@@ -27,6 +28,7 @@ import { Caches } from '../controller/caches.ts';
 import { KubeClient } from '../kube/client.ts';
 import { AUTOMATION_API_ACCESS } from '../controller/instance-automation.ts';
 import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
+import { METRICS_AUTH_API_ACCESS } from '../controller/metrics-auth.ts';
 import { CHILD_KINDS, KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
 import { representativeInventory } from './representative-lab.ts';
@@ -162,6 +164,8 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
   for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
   for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);
+  // /metrics behind authentication (the rendered Deployment passes --metrics-secure).
+  for (const a of METRICS_AUTH_API_ACCESS) rules.add(a.group, a.resource, a.verbs);
   // The API server lets us bind a role whose every permission we hold; only the others need `bind`.
   const shared = sharedClusterRoleRules();
   for (const ref of bound.values()) {

@@ -10,6 +10,7 @@ import { Ajv } from 'ajv';
 import type { Logger } from 'pino';
 import { readCappedBody } from '../kube/http-endpoints.ts';
 import { loneSurrogatePath } from '../inputs/lone-surrogates.ts';
+import type { FrontEndAuth } from './auth.ts';
 import { RequestError } from './errors.ts';
 import type { UserPodsService } from './service.ts';
 
@@ -86,12 +87,24 @@ function withError(fallback: unknown, error: string): unknown {
   return Array.isArray(fallback) ? { error } : { ...(fallback as object), error };
 }
 
-export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; trustedProxies?: BlockList; log: Logger }): http.RequestListener {
+/**
+ * `auth` decides who may call anything but /healthz (the kubelet's probe): a refused request is a
+ * 401 and reaches no endpoint (./auth.ts; NO_AUTH only when the operator opted out).
+ */
+export function userPodsHandler(service: UserPodsService, opts: { testingHost: string; trustedProxies?: BlockList; log: Logger; auth: FrontEndAuth }): http.RequestListener {
   return (req, res) => {
     // A request target that is no URL path ("//[") is the client's error, not a crash.
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     if (!url) return send(res, 400, { error: 'the request target is not a valid URL path' });
     const path = url.pathname;
+    if (path !== '/healthz') {
+      const refused = opts.auth.refusal(req);
+      if (refused) {
+        opts.log.warn({ path, peer: req.socket.remoteAddress }, 'unauthenticated request refused');
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        return send(res, 401, { error: `unauthorized: ${refused}` });
+      }
+    }
     void (async () => {
       if (path === '/get_podip_owner') {
         if (req.method !== 'GET') return send(res, 405, { error: 'use GET' });

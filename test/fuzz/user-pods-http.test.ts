@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BearerToken, frontEndAuth } from '../../src/user-pods/auth.ts';
 import { loadUserPodsConfig, type UserPodsConfig } from '../../src/user-pods/config.ts';
 import { userPodsHandler } from '../../src/user-pods/server.ts';
 import { UserPodsService } from '../../src/user-pods/service.ts';
@@ -31,6 +32,10 @@ const JSON_ROUTES = new Set(ROUTES.slice(0, 6));
 const USER = 'alice@dtu.dk';
 const HEALTH = { method: 'GET', target: '/healthz', headers: [['Host', 'localhost'], ['Connection', 'close']] as [string, string][], body: Buffer.alloc(0) };
 const POD = 'jupyter-alice-dtu-dk';
+/** The front end's bearer token: every fuzzed request carries it, so the cases reach the endpoints. */
+const TOKEN = 'fuzz-front-end-token';
+const auth = frontEndAuth({ token: BearerToken.fromValue(TOKEN) });
+const authed = <R extends { headers: [string, string][]; raw?: Buffer }>(r: R): R => (r.raw ? r : { ...r, headers: [...r.headers.slice(0, 2), ['Authorization', `Bearer ${TOKEN}`], ...r.headers.slice(2)] });
 
 const JUPYTER = {
   apiVersion: 'v1',
@@ -173,7 +178,7 @@ function jsonError(body: string): unknown {
 async function check(c: UserPodsCase): Promise<void> {
   escaped.length = 0;
   const service = new UserPodsService({ client: new FakeKube().client(), config, files: new FakePodFiles(), log, pollMs: 10, tokenAttempts: 1, tokenRetryMs: 1 });
-  current = userPodsHandler(service, { testingHost: config.testingHost, log });
+  current = userPodsHandler(service, { testingHost: config.testingHost, log, auth });
   try {
     if (c.prior) await service.createPod({ yaml_url: `${base}/manifests/jupyter.yaml`, user_id: USER, settings: {} }, config.testingHost);
     const route = c.http.route < ROUTES.length ? ROUTES[c.http.route] : undefined;
@@ -184,7 +189,7 @@ async function check(c: UserPodsCase): Promise<void> {
           ? { user_id: USER }
           : { user_id: USER, pod_name: POD };
     const built = buildBody(c.http, template, CAP);
-    const request = buildRequest(c.http, route === '/get_podip_owner' && !c.http.suffix ? `${route}?ip=10.1.0.0` : route, built.body);
+    const request = authed(buildRequest(c.http, route === '/get_podip_owner' && !c.http.suffix ? `${route}?ip=10.1.0.0` : route, built.body));
     // A request the route's handler reads (a suffix `/…` or `;…` makes it another, unknown path).
     const posted = !mayGoUnanswered(c.http) && route !== undefined && JSON_ROUTES.has(route) && c.http.method === 'POST' && !/^[/;]/.test(c.http.suffix);
     // A big body nothing reads (a 404 or 405 answers first) may meet a reset as the server closes.
@@ -208,7 +213,7 @@ async function check(c: UserPodsCase): Promise<void> {
       if (posted && res.status === 400 && built.edited?.structural && typeof error === 'string') {
         const names = fieldNames(built.edited.path).slice(-2);
         if (names.length && !names.some((n) => error.includes(n))) {
-          const again = await send({ port: apiPort }, buildRequest(c.http, route, buildBody({ ...c.http, body: { kind: 'template' } }, template, CAP).body), 20_000);
+          const again = await send({ port: apiPort }, authed(buildRequest(c.http, route, buildBody({ ...c.http, body: { kind: 'template' } }, template, CAP).body)), 20_000);
           if ((again.ok ? jsonError(again.body) : undefined) !== error) wrong.push(`the 400 for a broken ${built.edited.path.join('.')} does not name the field: ${shown(res)}`);
         }
       }

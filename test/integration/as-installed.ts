@@ -96,6 +96,15 @@ export async function runInstalledController(config: ComposerConfig, options: In
   ] as KubeObject[]);
 
   const admin = rest();
+  // The API server's RBAC cache lags behind a Role just applied; a kubelet would start the pod later anyway.
+  const leaseId = container.args[container.args.indexOf('--leader-election-id') + 1];
+  const user = `system:serviceaccount:${ns}:${pod.serviceAccountName}`;
+  await waitFor(async () => {
+    const review = await admin.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`], resourceAttributes: { group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace: ns, name: leaseId } } },
+    });
+    return review.status?.allowed === true;
+  }, { timeoutMs: 30_000, message: 'the rendered lease Role in force' });
   const token = await admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${pod.serviceAccountName}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });

@@ -293,7 +293,7 @@ describe('faults: leader election', () => {
     const [mp, hp] = [await freePort(), await freePort()];
     const leader: ChildProcess = spawn(
       process.execPath,
-      [path.join(REPO_ROOT, 'bin/crownlabs.js'), 'controller', '--kubeconfig', adminKubeConfigPath(), '--enable-leader-election', '--leader-election-id', leaseName, '--leader-election-namespace', 'default', '--metrics-addr', `127.0.0.1:${mp}`, '--health-probe-addr', `127.0.0.1:${hp}`, '--target-label', `${SELECTOR}=${l.shard}`, '--namespace-whitelist', `${SELECTOR}=${l.shard}`, '--mydrive-pvcs-namespace', config.mydrivePvcsNamespace, '--website-base-url', 'crownlabs.test'],
+      [path.join(REPO_ROOT, 'bin/crownlabs.js'), 'controller', '--kubeconfig', adminKubeConfigPath(), '--enable-leader-election', '--leader-election-id', leaseName, '--leader-election-namespace', 'default', '--metrics-addr', `127.0.0.1:${mp}`, '--no-metrics-secure', '--health-probe-addr', `127.0.0.1:${hp}`, '--target-label', `${SELECTOR}=${l.shard}`, '--namespace-whitelist', `${SELECTOR}=${l.shard}`, '--mydrive-pvcs-namespace', config.mydrivePvcsNamespace, '--website-base-url', 'crownlabs.test'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -129,7 +129,7 @@ describe('controller operations', () => {
     const [mp, hp] = [await freePort(), await freePort()];
     const child: ChildProcess = spawn(
       process.execPath,
-      [path.join(REPO_ROOT, 'bin/crownlabs.js'), 'controller', '--kubeconfig', adminKubeConfigPath(), '--metrics-addr', `127.0.0.1:${mp}`, '--health-probe-addr', `127.0.0.1:${hp}`, '--target-label', `${'crownlabs.polito.it/operator-selector'}=${shardName('cli')}`],
+      [path.join(REPO_ROOT, 'bin/crownlabs.js'), 'controller', '--kubeconfig', adminKubeConfigPath(), '--metrics-addr', `127.0.0.1:${mp}`, '--no-metrics-secure', '--health-probe-addr', `127.0.0.1:${hp}`, '--target-label', `${'crownlabs.polito.it/operator-selector'}=${shardName('cli')}`],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

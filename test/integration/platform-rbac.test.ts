@@ -4,6 +4,7 @@
 // with no 403; and the role is minimal: without any single one of its rules, a short scenario sees
 // a 403 (or does not converge). The bastion's and the image-list updater's roles are checked the
 // same way with their own code.
+import https from 'node:https';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -17,7 +18,7 @@ import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules, type PolicyRule } from '../../src/platform/derive-rbac.ts';
 import { renderPlatform } from '../../src/platform/install.ts';
 import { generateLab } from '../support/generate-lab.ts';
-import { deleteInstall, deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { deleteInstall, deleteObject, getObject, kubeConfigFor, listObjects, REPO_ROOT, rest, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, deleteNamespaceWithPvcs, lab, labConfig, patch, releasePvcs, shardName, type Lab } from './controller-support.ts';
 
 const NS = 'crownlabs-composer';
@@ -45,12 +46,14 @@ interface Run {
 }
 
 /** Starts the controller as the ServiceAccount, recording every 403 the API server answers. */
-function runAsServiceAccount(config: ComposerConfig): Run {
+function runAsServiceAccount(config: ComposerConfig, opts: { secureMetrics?: boolean } = {}): Run {
   const forbidden: string[] = [];
   const started = startController({
     kubeConfig: controllerKc,
     config,
-    metricsAddr: '',
+    // As the install runs it (--metrics-secure): its reviews are the controller's own requests.
+    metricsAddr: opts.secureMetrics ? '127.0.0.1:0' : '',
+    metricsSecure: opts.secureMetrics ? {} : undefined,
     healthProbeAddr: '',
     maxConcurrentReconciles: 4,
     enableLeaderElection: true,
@@ -163,11 +166,38 @@ describe('the derived controller role is minimal', () => {
   const config = labConfig('rbacmin', { authMode: 'per-instance' });
   const rbac = deriveControllerRbac(config, [LEASE]);
   const labs: Lab[] = [];
+  // A scraper bound to the rendered metrics-reader ClusterRole, as Prometheus is (docs/deploy.md).
+  const SCRAPER = 'rbac-test-metrics-scraper';
+  let scraperToken = '';
+  beforeAll(async () => {
+    await serverSideApply([
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SCRAPER, namespace: NS } },
+      { apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: SCRAPER }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${SA}-metrics-reader` }, subjects: [{ kind: 'ServiceAccount', name: SCRAPER, namespace: NS }] },
+    ] as KubeObject[]);
+    const tr = await rest().request('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${SCRAPER}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
+    scraperToken = tr.status.token;
+  });
+  afterAll(async () => {
+    await deleteObject({ apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: SCRAPER } });
+    await deleteObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SCRAPER, namespace: NS } });
+  });
+  /** The status of one scrape of the controller's /metrics with the scraper's token. */
+  const scrape = (address: string) =>
+    new Promise<number>((resolve) => {
+      const i = address.lastIndexOf(':');
+      https
+        .get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/metrics', rejectUnauthorized: false, agent: false, headers: { Authorization: `Bearer ${scraperToken}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', () => resolve(0));
+    });
 
   /**
    * One short scenario on a fresh shard (nothing of it exists yet): the lab of
    * controller-support (every environment type, a sandbox, a manager) plus an Instance of a
-   * missing Template (a Warning Event) and a snapshot of a stopped persistent VM (its Job, its status). Outcome: the 403s seen, and whether it converged.
+   * missing Template (a Warning Event) and a snapshot of a stopped persistent VM (its Job, its status), and a scrape of its
+   * authenticated /metrics (its TokenReview and SubjectAccessReview). Outcome: the 403s seen, and whether it converged.
    */
   async function scenario(clusterRules: PolicyRule[], leaseRules: PolicyRule[], timeoutMs: number): Promise<{ forbidden: string[]; converged: boolean }> {
     await setRules(clusterRules, leaseRules);
@@ -197,7 +227,7 @@ describe('the derived controller role is minimal', () => {
     const extra = [orphan, snapshotSource, snapshot];
     const inputs = [...l.inputs.cluster, ...l.inputs.namespaced, ...extra.slice(0, 2)];
     await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: cfg.mydrivePvcsNamespace } });
-    const run = runAsServiceAccount(cfg);
+    const run = runAsServiceAccount(cfg, { secureMetrics: true });
     let handle: ControllerHandle | undefined;
     void run.started.then((h) => (handle = h)).catch(() => undefined);
     const deadline = Date.now() + timeoutMs;
@@ -216,7 +246,9 @@ describe('the derived controller role is minimal', () => {
         if (await until(nsReady)) {
           for (const o of [...l.inputs.namespaced, ...extra]) await create(o);
           const snapshotProcessing = async () => (await getObject<any>(snapshot))?.status?.phase === 'Processing';
-          done = await until(async () => (await converged(inputs)) && (await eventsOf(orphan)).length > 0 && (await snapshotProcessing()) && (await converged(inputs, handle)));
+          done = await until(
+            async () => (await converged(inputs)) && (await eventsOf(orphan)).length > 0 && (await snapshotProcessing()) && (await scrape(handle!.metricsAddress!)) === 200 && (await converged(inputs, handle)),
+          );
         }
       }
     } finally {

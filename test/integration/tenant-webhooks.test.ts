@@ -11,7 +11,7 @@ import { LABEL } from '../../src/model/labels.ts';
 import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhooks/tenant-mutation.ts';
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';
 import { removeInstall, runInstalledController, INSTALL_NAMESPACE, type InstalledController } from './as-installed.ts';
-import { labConfig } from './controller-support.ts';
+import { createIgnoringConflict, labConfig } from './controller-support.ts';
 import { adminKubeConfig, deleteAll, deleteNamespace, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 
 const CL = 'crownlabs.polito.it';
@@ -74,8 +74,11 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
   const admin = () => adminKubeConfig();
   const kc: Record<string, KubeConfig> = {};
 
+  const config = labConfig(SHARD, { baseWorkspaces: [UTILITIES] });
+
   beforeAll(async () => {
-    ctl = await runInstalledController(labConfig(SHARD, { baseWorkspaces: [UTILITIES] }), {
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+    ctl = await runInstalledController(config, {
       webhookScope: `object.metadata.name.startsWith('${P}-') || object.metadata.name == '${SERVICE_TENANT}'`,
     });
 
@@ -117,6 +120,7 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
       for (const t of tenants) await patch(admin(), t.metadata.name, { metadata: { finalizers: null } });
       await deleteAll(tenants);
       for (const name of Object.values(names)) await deleteNamespace(`tenant-${name}`);
+      await deleteNamespace(config.mydrivePvcsNamespace);
       await deleteAll(rbac);
       await removeInstall(ctl);
     }

@@ -4,6 +4,8 @@
 // kwok.crownlabs.test/ready-delay, deleted after its delete-delay); the tests finalize deletions
 // early (and the PV/PVC protection finalizers) as a kubelet and the controllers would.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +16,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { legacyUserStorageName, userStorageName } from '../../src/model/user-pods.ts';
 import { loadUserPodsConfig, type UserPodsConfig } from '../../src/user-pods/config.ts';
 import { ExecPodFileReader } from '../../src/user-pods/pod-files.ts';
+import { BearerToken, frontEndAuth } from '../../src/user-pods/auth.ts';
 import { userPodsHandler } from '../../src/user-pods/server.ts';
 import { UserPodsService } from '../../src/user-pods/service.ts';
 import { FakePodFiles } from '../support/pod-files.ts';
@@ -109,12 +112,17 @@ function config(over: Partial<UserPodsConfig> = {}): UserPodsConfig {
   return { ...config, ...over };
 }
 
+/** The front end's bearer token (`--auth-token-file`): every request below carries it. */
+const TOKEN = `front-end-${Math.random().toString(36).slice(2)}`;
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+const authedFetch = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { ...AUTH, ...(init.headers as Record<string, string> | undefined) } });
+
 const servers: Api[] = [];
 async function startApi(over: Partial<UserPodsConfig> = {}): Promise<Api> {
   const cfg = config(over);
   const service = new UserPodsService({ client: client(), config: cfg, files, log, pollMs: 100, tokenAttempts: 3, tokenRetryMs: 100 });
   await service.start();
-  const server = http.createServer(userPodsHandler(service, { testingHost: cfg.testingHost, log }));
+  const server = http.createServer(userPodsHandler(service, { testingHost: cfg.testingHost, log, auth: frontEndAuth({ token: BearerToken.fromValue(TOKEN) }) }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const a: Api = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -130,7 +138,7 @@ async function startApi(over: Partial<UserPodsConfig> = {}): Promise<Api> {
 }
 
 async function post(a: Api, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${a.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${a.url}${path}`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -270,10 +278,10 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   });
 
   it('get_podip_owner names the owner of a pod IP; an unknown IP is 404, a bad one 400', async () => {
-    const r = await fetch(`${a.url}/get_podip_owner?ip=${(await get(podPath(pod()))).status.podIP}`);
+    const r = await authedFetch(`${a.url}/get_podip_owner?ip=${(await get(podPath(pod()))).status.podIP}`);
     expect([r.status, await r.text()]).toEqual([200, ALICE]);
-    expect((await fetch(`${a.url}/get_podip_owner?ip=10.244.9.9`)).status).toBe(404);
-    expect((await fetch(`${a.url}/get_podip_owner?ip=nonsense`)).status).toBe(400);
+    expect((await authedFetch(`${a.url}/get_podip_owner?ip=10.244.9.9`)).status).toBe(404);
+    expect((await authedFetch(`${a.url}/get_podip_owner?ip=nonsense`)).status).toBe(400);
   });
 
   it('another user sees none of it: get_pods empty, delete_pod refused, watch_delete_pod true, the pod untouched', async () => {
@@ -481,8 +489,8 @@ describe('seed 004: bad input is a 4xx with a clear message, nothing is created,
     await b.close();
   });
   it('GET on a POST endpoint is 405, an unknown path 404', async () => {
-    expect((await fetch(`${a.url}/get_pods`)).status).toBe(405);
-    expect((await fetch(`${a.url}/nope`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await authedFetch(`${a.url}/get_pods`)).status).toBe(405);
+    expect((await authedFetch(`${a.url}/nope`, { method: 'POST', body: '{}' })).status).toBe(404);
   });
 });
 
@@ -494,12 +502,15 @@ describe('seed 004: the token copy reads through the API server\'s exec', () => 
 });
 
 describe('crownlabs user-pods-api', () => {
-  it('the command serves the API on --listen with the BACKEND_* configuration', async () => {
+  it('the command serves the API on every interface behind its --auth-token-file, re-read when the file changes', async () => {
     const probe = http.createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'crownlabs.js'), 'user-pods-api', '--listen', `127.0.0.1:${port}`, '--kubeconfig', adminKubeConfigPath()], {
+    const tokenDir = mkdtempSync(path.join(tmpdir(), 'user-pods-token-'));
+    const tokenFile = path.join(tokenDir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'crownlabs.js'), 'user-pods-api', '--listen', `0.0.0.0:${port}`, '--auth-token-file', tokenFile, '--kubeconfig', adminKubeConfigPath()], {
       env: { ...process.env, BACKEND_NAMESPACE: ns, BACKEND_WHITELISTMANIFESTREGEX: `^${base}/manifests/` },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -508,11 +519,21 @@ describe('crownlabs user-pods-api', () => {
     try {
       const url = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${url}/healthz`)).ok, { timeoutMs: 60_000, message: `the command to listen (${stderr})` });
-      const r = await fetch(`${url}/get_pods`, { method: 'POST', body: JSON.stringify({ user_id: BOB }) });
+      expect((await fetch(`${url}/get_pods`, { method: 'POST', body: JSON.stringify({ user_id: BOB }) })).status).toBe(401);
+      const r = await authedFetch(`${url}/get_pods`, { method: 'POST', body: JSON.stringify({ user_id: BOB }) });
       expect([r.status, await r.json()]).toEqual([200, []]);
-      const bad = await fetch(`${url}/create_pod`, { method: 'POST', body: JSON.stringify({ user_id: BOB, yaml_url: 'https://elsewhere.example/p.yaml' }) });
+      const bad = await authedFetch(`${url}/create_pod`, { method: 'POST', body: JSON.stringify({ user_id: BOB, yaml_url: 'https://elsewhere.example/p.yaml' }) });
       expect(bad.status).toBe(400);
+      // A rotated token: the old one stops working, the new one works, without a restart.
+      writeFileSync(`${tokenFile}.new`, 'rotated-token');
+      renameSync(`${tokenFile}.new`, tokenFile);
+      await waitFor(async () => (await fetch(`${url}/get_pods`, { method: 'POST', headers: { Authorization: 'Bearer rotated-token' }, body: JSON.stringify({ user_id: BOB }) })).status === 200, {
+        timeoutMs: 10_000,
+        message: 'the rotated token to be accepted',
+      });
+      expect((await authedFetch(`${url}/get_pods`, { method: 'POST', body: JSON.stringify({ user_id: BOB }) })).status).toBe(401);
     } finally {
+      rmSync(tokenDir, { recursive: true, force: true });
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }

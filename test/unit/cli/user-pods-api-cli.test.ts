@@ -5,17 +5,25 @@ import { describe, expect, it } from 'vitest';
 import { crownlabs } from '../../support/cli.ts';
 
 describe('crownlabs user-pods-api', () => {
-  it('is listed with its endpoints and takes --config, --listen, --kubeconfig', () => {
+  it('is listed with its endpoints and takes --config, --listen, --kubeconfig and the authentication flags', () => {
     const r = crownlabs(['user-pods-api', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('create_pod');
-    for (const flag of ['--config <file>', '--listen <addr>', '--kubeconfig <file>']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--config <file>', '--listen <addr>', '--kubeconfig <file>', '--auth-token-file <file>', '--tls-cert-dir <dir>', '--client-ca <file>', '--insecure-no-auth']) expect(r.stdout).toContain(flag);
+  });
+  it('beyond loopback without authentication: one line and exit 2 (usage), before reading any configuration or kubeconfig', () => {
+    const home = mkdtempSync(join(tmpdir(), 'userpods-home-'));
+    for (const listen of [[], ['--listen', '0.0.0.0:0']]) {
+      const r = crownlabs(['user-pods-api', ...listen, '--config', join(home, 'missing.yaml')], undefined, { KUBECONFIG: '', HOME: home, USER_PODS_API_TOKEN: undefined });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^crownlabs user-pods-api: refusing to listen on (:8080|0\.0\.0\.0:0) without authentication: anyone reaching the port could list any user's pods with their tokens and delete their storage\. Give --auth-token-file .* or opt out with --insecure-no-auth\n$/);
+    }
   });
   it('refuses a bad configuration with every problem (configuration error, exit 1) before touching a cluster', () => {
     const dir = mkdtempSync(join(tmpdir(), 'userpods-cli-'));
     const file = join(dir, 'config.yaml');
     writeFileSync(file, 'timeoutCreate: soon\n');
-    const r = crownlabs(['user-pods-api', '--config', file], undefined, { BACKEND_TOKENBYTELIMIT: 'lots' });
+    const r = crownlabs(['user-pods-api', '--listen', '127.0.0.1:0', '--config', file], undefined, { BACKEND_TOKENBYTELIMIT: 'lots' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('invalid duration "soon"');
     expect(r.stderr).toContain('environment BACKEND_TOKENBYTELIMIT: tokenByteLimit: must be integer');

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cloudInitUserData } from '../../../constructs/instance/cloud-init.ts';
 import type { NfsShare } from '../../../src/model/mydrive.ts';
+import { publicKeyLine } from '../../../src/model/ssh-public-key.ts';
 import { lab, render } from '../../support/lab.ts';
 import { pyyamlLoad } from '../../support/pyyaml.ts';
 import { PROPERTY_SEED, sample, yamlString } from '../../support/yaml-strings.ts';
@@ -44,7 +45,9 @@ describe('cloud-init user data against injection (#14.5)', () => {
     ];
     const texts = payloads.map(renderedUserData);
     const read = pyyamlLoad(texts);
-    payloads.forEach((payload, i) => {
+    payloads.forEach((entry, i) => {
+      // As the key enters the plan: one `<type> <key> <comment>` line (LS, a JS whitespace, becomes a space).
+      const payload = (publicKeyLine(entry) as { line: string }).line;
       expect('ok' in read[i], texts[i]).toBe(true);
       const data = (read[i] as { ok: Record<string, Any> }).ok;
       expect(Object.keys(data), texts[i]).toEqual(['users', 'network', 'mounts', 'ssh_authorized_keys']);

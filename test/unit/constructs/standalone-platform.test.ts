@@ -161,7 +161,7 @@ describe('ControllerShard', () => {
       'controller', '--config', '/etc/crownlabs/config.yaml', '--target-label', 'crownlabs.polito.it/operator-selector=production',
       '--webhook-port', '0',
       '--enable-leader-election', '--leader-election-id', 'lease-production', '--leader-election-namespace', 'crownlabs-system',
-      '--metrics-addr', ':8080', '--health-probe-addr', ':8081',
+      '--metrics-addr', ':8080', '--metrics-secure', '--health-probe-addr', ':8081',
     ]);
     expect(objects[0].spec.template.spec.volumes.map((v: Any) => v.name)).toEqual(['config', 'tmp']);
   });
@@ -221,15 +221,24 @@ describe('PlatformBastion and MetricsServiceMonitor', () => {
       'PodDisruptionBudget/crownlabs-bastion/ssh-bastion',
     ]);
     expect(objects[2].rules).toEqual([rule]);
+    // Tenant NetworkPolicies admit the bastion by this label (§5.4 row 7): it must reach the VMs.
+    expect(objects[0].metadata.labels).toEqual({ ...part, 'crownlabs.polito.it/allow-instance-access': 'true' });
     expect(objects[4].spec.template.spec.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 10001 });
     expect(objects[6].spec.ports).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
     expect(objects[7].spec.maxUnavailable).toBe(1);
   });
 
-  it('the ServiceMonitor selects Services by the given labels in the given namespaces', () => {
-    const [sm] = synth((c) => new MetricsServiceMonitor(c, 'm', { namespace: 'ns', labels: part, namespaces: ['ns', 'crownlabs-bastion'] }));
+  it('the ServiceMonitor selects Services by the given labels in the given namespaces; the secure port over HTTPS with its bearer token', () => {
+    const [sm] = synth((c) => new MetricsServiceMonitor(c, 'm', { namespace: 'ns', labels: part, namespaces: ['ns', 'crownlabs-bastion'], securePort: 'https-metrics' }));
     expect(sm.kind).toBe('ServiceMonitor');
-    expect(sm.spec).toEqual({ selector: { matchLabels: part }, namespaceSelector: { matchNames: ['ns', 'crownlabs-bastion'] }, endpoints: [{ port: 'metrics', interval: '30s' }] });
+    expect(sm.spec).toEqual({
+      selector: { matchLabels: part },
+      namespaceSelector: { matchNames: ['ns', 'crownlabs-bastion'] },
+      endpoints: [
+        { port: 'https-metrics', interval: '30s', scheme: 'https', bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token', tlsConfig: { insecureSkipVerify: true } },
+        { port: 'metrics', interval: '30s' },
+      ],
+    });
   });
 });
 

@@ -111,6 +111,25 @@ describe('issue 8: the rendered install', () => {
     expect(renderPlatform(config({ platformInstallCrds: false })).some((o) => o.kind === 'CustomResourceDefinition')).toBe(false);
   });
 
+  it('/metrics of every controller is HTTPS behind authentication: the flag, the review RBAC, a metrics-reader role, and the ServiceMonitor scraping it with a token', () => {
+    const ctl = of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-'));
+    for (const d of ctl) expect(d.spec.template.spec.containers[0].args).toContain('--metrics-secure');
+    const controllerRole = of('ClusterRole').find((r) => r.metadata.name === 'crownlabs-controller');
+    const g = grants(controllerRole.rules);
+    expect([...g.get('authentication.k8s.io/tokenreviews')!]).toEqual(['create']);
+    expect([...g.get('authorization.k8s.io/subjectaccessreviews')!]).toEqual(['create']);
+    expect(of('ClusterRole').find((r) => r.metadata.name === 'crownlabs-controller-metrics-reader').rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    const services = of('Service').filter((s) => s.metadata.name.startsWith('crownlabs-controller-'));
+    for (const svc of services) expect(svc.spec.ports.find((p: Any) => p.port === 8080).name).toBe('https-metrics');
+    const [endpoint] = of('ServiceMonitor')[0].spec.endpoints;
+    expect(endpoint).toMatchObject({ port: 'https-metrics', scheme: 'https', bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' });
+  });
+
+  it('the bastion namespace carries allow-instance-access: tenant NetworkPolicies admit it to the VMs (§5.4 row 7)', () => {
+    const bastionNs = of('Namespace').find((n) => n.metadata.name === 'crownlabs-bastion');
+    expect(bastionNs.metadata.labels['crownlabs.polito.it/allow-instance-access']).toBe('true');
+  });
+
   it("the Instance policies (frozen Template spec; names, owner, Template) exempt the controllers' ServiceAccount, one of each for every shard", () => {
     const policies = of('ValidatingAdmissionPolicy').filter((p) => p.metadata.name.startsWith('crownlabs-instance-'));
     expect(policies.map((p) => p.metadata.name)).toEqual(['crownlabs-instance-frozen-template', 'crownlabs-instance-admission']);

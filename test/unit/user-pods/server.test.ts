@@ -2,9 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BearerToken, frontEndAuth } from '../../../src/user-pods/auth.ts';
 import { proxyList } from '../../../src/user-pods/config.ts';
 import { remoteIp, userPodsHandler } from '../../../src/user-pods/server.ts';
 import type { UserPodsService } from '../../../src/user-pods/service.ts';
+
+// The servers below authenticate as `crownlabs user-pods-api --auth-token-file` does.
+const TOKEN = 'front-end-token';
+const auth = frontEndAuth({ token: BearerToken.fromValue(TOKEN) });
+const AUTHORIZATION = { Authorization: `Bearer ${TOKEN}` };
 
 const req = (remoteAddress: string, forwarded?: string) =>
   ({ headers: forwarded ? { 'x-forwarded-for': forwarded } : {}, socket: { remoteAddress } }) as unknown as http.IncomingMessage;
@@ -48,7 +54,7 @@ describe('seed 004: the requester (silo) IP', () => {
 /** POSTs `size` bytes with a Content-Length or chunked; resolves with the status the client read. */
 function postBody(port: number, path: string, size: number, chunked: boolean): Promise<{ status: number; connection?: string; text: string }> {
   return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: chunked ? {} : { 'Content-Length': size } }, (res) => {
+    const r = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: chunked ? AUTHORIZATION : { ...AUTHORIZATION, 'Content-Length': size } }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
@@ -67,7 +73,7 @@ describe('user pods API: a body over the cap (64 KiB)', () => {
   let port = 0;
   beforeAll(async () => {
     // The cap is checked before the service is asked anything.
-    server = http.createServer(userPodsHandler({} as UserPodsService, { testingHost: '10.0.0.20', log: pino({ level: 'silent' }) }));
+    server = http.createServer(userPodsHandler({} as UserPodsService, { testingHost: '10.0.0.20', log: pino({ level: 'silent' }), auth }));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });
@@ -89,11 +95,11 @@ describe('user pods API: create_pod gets the requester IP the proxy trust allows
   const seen: string[] = [];
   const service = { createPod: async (_: unknown, ip: string) => (seen.push(ip), { pod_name: 'p' }) } as unknown as UserPodsService;
   const serve = async (trustedProxies?: string[]) => {
-    const server = http.createServer(userPodsHandler(service, { testingHost: '10.0.0.20', trustedProxies: trustedProxies && proxyList(trustedProxies), log: pino({ level: 'silent' }) }));
+    const server = http.createServer(userPodsHandler(service, { testingHost: '10.0.0.20', trustedProxies: trustedProxies && proxyList(trustedProxies), log: pino({ level: 'silent' }), auth }));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/create_pod`;
     const body = JSON.stringify({ user_id: 'ann@ku.dk', yaml_url: 'https://x.example/p.yaml' });
-    const res = await fetch(url, { method: 'POST', body, headers: { 'X-Forwarded-For': '10.0.0.21' } });
+    const res = await fetch(url, { method: 'POST', body, headers: { ...AUTHORIZATION, 'X-Forwarded-For': '10.0.0.21' } });
     await new Promise<void>((r) => server.close(() => r()));
     return res.status;
   };
@@ -113,10 +119,10 @@ describe('user pods API: an unexpected failure', () => {
     const log = pino({ level: 'error' }, { write: (l: string) => void lines.push(l) });
     const leak = 'PersistentVolume "user-storage-anne-marie-ku-dk" is invalid: spec.nfs.path: /tank/storage/anne-marie@ku.dk';
     const service = { createPod: async () => Promise.reject(new Error(leak)) } as unknown as UserPodsService;
-    const server = http.createServer(userPodsHandler(service, { testingHost: '10.0.0.20', log }));
+    const server = http.createServer(userPodsHandler(service, { testingHost: '10.0.0.20', log, auth }));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/create_pod`, { method: 'POST', body: JSON.stringify({ user_id: 'anne.marie@ku.dk', yaml_url: 'https://x.example/p.yaml' }) });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/create_pod`, { method: 'POST', headers: AUTHORIZATION, body: JSON.stringify({ user_id: 'anne.marie@ku.dk', yaml_url: 'https://x.example/p.yaml' }) });
       const body = (await res.json()) as { pod_name: string; error: string };
       expect(res.status).toBe(500);
       expect(body.pod_name).toBe('');
