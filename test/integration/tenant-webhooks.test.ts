@@ -131,7 +131,7 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
       expect(ctl!.userName).toBe(`system:serviceaccount:${INSTALL_NAMESPACE}:crownlabs-controller`);
       await waitFor(async () => {
         const carol = await get(names.carol);
-        return carol.metadata.finalizers?.includes(TENANT_FINALIZER) && carol.metadata.labels?.[LABEL.firstName] === 'first' && carol.status?.ready !== undefined;
+        return carol.metadata.finalizers?.includes(TENANT_FINALIZER) && carol.metadata.labels?.[LABEL.firstName] === 'First' && carol.status?.ready !== undefined;
       }, { timeoutMs: 60_000, message: 'the installed controller wrote carol\'s finalizer, labels and status' });
     });
   });
