@@ -8,6 +8,7 @@ import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
 import { ImageListUpdater } from './image-list-updater.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
+import { SandboxAdmissionPolicies } from './sandbox-admission-policies.ts';
 
 export interface PlatformInstallProps {
   readonly namespace: string;
@@ -32,6 +33,11 @@ export interface PlatformInstallProps {
   /** Secret holding `keycloakPassword` / `oidcClientSecret` / `cookieSecretSeed` (optional keys). */
   readonly secretName: string;
   readonly controllerRules: k8s.PolicyRule[];
+  /**
+   * Hosts of the lab no sandbox Ingress may claim (SandboxAdmissionPolicies).
+   * @default none: only the other sandbox checks
+   */
+  readonly labHosts?: readonly string[];
   readonly leaseRules: k8s.PolicyRule[];
   readonly leaseName: (shard: string) => string;
   readonly serviceMonitor: boolean;
@@ -85,6 +91,8 @@ export class PlatformInstall extends Construct {
     const rbac = new ControllerRbac(this, 'controller-rbac', { name: CONTROLLER, namespace: ns, labels: ctlLabels, rules: props.controllerRules, leaseRules: props.leaseRules });
     // The controller renders Instances from their frozen Template spec: only it may write that.
     new FrozenTemplatePolicy(this, 'frozen-template-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
+    // Sandboxes may create Services and Ingresses: not ones that relay to other tenants or claim the lab's hosts.
+    new SandboxAdmissionPolicies(this, 'sandbox-policies', { labHosts: props.labHosts ?? [], labels: part });
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;
     for (const shard of props.shards) {

@@ -14,6 +14,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
+import { labHostsOf } from './lab-hosts.ts';
 
 export const PLATFORM_SECRET = 'crownlabs-composer-secrets';
 
@@ -68,6 +69,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     configYaml: configFileOf(config),
     secretName: PLATFORM_SECRET,
     controllerRules: rbac.clusterRules,
+    labHosts: labHostsOf(config),
     leaseRules: rbac.leaseRules,
     leaseName,
     serviceMonitor: config.platformServiceMonitor,

@@ -68,6 +68,15 @@ describe('issue 8: the controller role is derived from what it renders and reads
     expect([...g.get('crownlabs.polito.it/tenants')!].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
   });
 
+  it('holds no write of Endpoints, EndpointSlices or DaemonSets, in either auth mode (nothing it renders or grants needs one)', () => {
+    for (const authMode of ['shared', 'per-instance'] as const) {
+      const held = grants(deriveControllerRbac(config({ authMode }), ['lease-a']).clusterRules);
+      for (const key of ['/endpoints', 'discovery.k8s.io/endpointslices', 'apps/daemonsets']) {
+        expect([...(held.get(key) ?? [])].filter((v) => !['get', 'list', 'watch'].includes(v)), `${authMode} ${key}`).toEqual([]);
+      }
+    }
+  });
+
   it('per-instance auth adds ConfigMaps (the oauth2-proxy configuration); shared auth does not', () => {
     expect(g.has('/configmaps')).toBe(false);
     expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['create', 'patch']));
@@ -112,13 +121,14 @@ describe('issue 8: the rendered install', () => {
   });
 
   it("only the controllers' ServiceAccount may write an Instance's frozen Template spec (one policy for every shard)", () => {
-    const [policy] = of('ValidatingAdmissionPolicy');
-    expect(of('ValidatingAdmissionPolicy')).toHaveLength(1);
+    const frozen = (o: Any) => o.metadata.name === 'crownlabs-instance-frozen-template';
+    const [policy] = of('ValidatingAdmissionPolicy').filter(frozen);
+    expect(of('ValidatingAdmissionPolicy').filter(frozen)).toHaveLength(1);
     expect(policy.spec.matchConditions[0].expression).toBe('!(request.userInfo.username in ["system:serviceaccount:crownlabs-composer:crownlabs-controller"])');
     const sa = of('ServiceAccount').find((a) => a.metadata.name === 'crownlabs-controller');
     expect(sa.metadata.namespace).toBe('crownlabs-composer');
     expect(of('Deployment').filter((d) => d.metadata.name.startsWith('crownlabs-controller-')).map((d) => d.spec.template.spec.serviceAccountName)).toEqual(['crownlabs-controller', 'crownlabs-controller']);
-    expect(of('ValidatingAdmissionPolicyBinding').map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
+    expect(of('ValidatingAdmissionPolicyBinding').filter(frozen).map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([[policy.metadata.name, ['Deny']]]);
   });
 
   it('every container: read-only root, no privilege escalation, all capabilities dropped; only the tracker adds NET_RAW/NET_ADMIN', () => {
