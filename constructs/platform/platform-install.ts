@@ -11,6 +11,7 @@ import { InstanceAdmissionPolicy } from './instance-admission-policy.ts';
 import { MetricsReaderRole } from './metrics-reader-role.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
+import { SandboxAdmissionPolicies } from './sandbox-admission-policies.ts';
 
 export interface PlatformInstallProps {
   readonly namespace: string;
@@ -35,6 +36,11 @@ export interface PlatformInstallProps {
   /** Secret holding `keycloakPassword` / `oidcClientSecret` / `cookieSecretSeed` (optional keys). */
   readonly secretName: string;
   readonly controllerRules: k8s.PolicyRule[];
+  /**
+   * Hosts of the lab no sandbox Ingress may claim (SandboxAdmissionPolicies).
+   * @default none: only the other sandbox checks
+   */
+  readonly labHosts?: readonly string[];
   readonly leaseRules: k8s.PolicyRule[];
   readonly leaseName: (shard: string) => string;
   readonly serviceMonitor: boolean;
@@ -103,6 +109,8 @@ export class PlatformInstall extends Construct {
     }
     // Names, owner and Template of an Instance that students and managers may not choose.
     new InstanceAdmissionPolicy(this, 'instance-admission-policy', { writers: [`system:serviceaccount:${ns}:${rbac.serviceAccountName}`], labels: part });
+    // Sandboxes may create Services and Ingresses: not ones that relay to other tenants or claim the lab's hosts.
+    new SandboxAdmissionPolicies(this, 'sandbox-policies', { labHosts: props.labHosts ?? [], labels: part });
     const webhooks =
       props.webhooks && (props.webhookCaBundle || props.webhookCertificate) ? { caBundle: props.webhookCaBundle, certificate: props.webhookCertificate, render: props.webhooks } : undefined;
     for (const shard of props.shards) {

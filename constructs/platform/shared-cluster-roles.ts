@@ -39,7 +39,9 @@ export interface SharedClusterRolesProps {
  *   in `workspace-<ws>` to the workspace's users / managers (docs/behaviour.md §4.2 rows 3–4).
  * - `crownlabs-manage-tenants`: read, create and edit Tenants, never delete (docs/behaviour.md §4.2 row 5).
  * - `crownlabs-sandbox`: namespaced edit rights for a tenant's sandbox (docs/behaviour.md §5.5): workloads,
- *   their configuration and networking, Roles and RoleBindings, and read-only metrics.
+ *   their configuration and networking, Roles and RoleBindings, and read-only metrics. **Here** without
+ *   Endpoints or EndpointSlices (hand-written ones relay the ingress controller to another tenant's pod, past
+ *   its proxy) and without DaemonSets (a pod on every node is no experiment).
  */
 export class SharedClusterRoles extends Construct {
   constructor(scope: Construct, id: string, props: SharedClusterRolesProps = {}) {
@@ -67,7 +69,6 @@ export class SharedClusterRoles extends Construct {
           'pods/log',
           'services',
           'services/proxy',
-          'endpoints',
           'configmaps',
           'secrets',
           'persistentvolumeclaims',
@@ -80,7 +81,7 @@ export class SharedClusterRoles extends Construct {
       { apiGroups: [''], resources: ['events', 'resourcequotas', 'limitranges', 'pods/status'], verbs: READ_VERBS },
       {
         apiGroups: ['apps'],
-        resources: ['deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale', 'daemonsets', 'controllerrevisions'],
+        resources: ['deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale', 'controllerrevisions'],
         verbs: [...ALL_VERBS],
       },
       { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: [...ALL_VERBS] },

@@ -56,7 +56,7 @@ export class TenantChart extends Chart {
       share: props.myDriveShare,
     });
     if (tenant.spec.createSandbox) {
-      new Sandbox(this, 'sandbox', { tenantName: name, namespace: sandboxNamespaceName(name), clusterRole: config.sandboxClusterRole });
+      new Sandbox(this, 'sandbox', { tenantName: name, namespace: sandboxNamespaceName(name), clusterRole: config.sandboxClusterRole, podSecurity: config.sandboxPodSecurity });
     }
   }
 }

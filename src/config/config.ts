@@ -43,6 +43,7 @@ export interface ComposerConfig {
   mydriveNfsServerName: string;
   mydriveNfsPathTemplate: string;
   sandboxClusterRole: string;
+  sandboxPodSecurity: 'privileged' | 'baseline' | 'restricted';
   baseWorkspaces: string[];
   capCpu: string;
   capMemory: string;

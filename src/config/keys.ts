@@ -51,6 +51,7 @@ export interface ConfigKeyDef {
 export const MIN_SEED_LENGTH = 32;
 
 export const AUTH_MODES = ['shared', 'per-instance'] as const;
+export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
 export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
 
 export const CONFIG_KEYS = [
@@ -85,6 +86,7 @@ export const CONFIG_KEYS = [
   { key: 'mydriveNfsServerName', flag: '--mydrive-nfs-server-name', type: 'string', check: 'nfs-server', default: '', doc: 'NFS server name written into each tenant\'s mydrive-info Secret when rendering from files (no bound PV to read). Empty: the Secret is not rendered from files.' },
   { key: 'mydriveNfsPathTemplate', flag: '--mydrive-nfs-path-template', type: 'string', check: 'absolute-path', default: '/mydrive/{tenant}', doc: 'Per-tenant NFS export path when rendering from files; {tenant} is the canonical tenant name, {pvc} the PVC name.' },
   { key: 'sandboxClusterRole', flag: '--sandbox-cluster-role', type: 'string', check: 'rbac-name', default: 'crownlabs-sandbox', doc: 'ClusterRole bound in sandbox namespaces.' },
+  { key: 'sandboxPodSecurity', flag: '--sandbox-pod-security', type: 'enum', enumValues: POD_SECURITY_LEVELS, default: 'baseline', doc: 'Pod Security level enforced in sandbox namespaces (label `pod-security.kubernetes.io/enforce`, docs/behaviour.md §5.5): "baseline" refuses privileged, host-namespace and hostPath pods; "privileged" enforces nothing (upstream, which sets no label).' },
   { key: 'baseWorkspaces', flag: '--base-workspaces', type: 'list', check: 'workspace-name', default: [], doc: 'Workspaces every tenant is enrolled in by the mutating webhook; they do not count for no-workspaces.' },
   { key: 'capCpu', flag: '--cap-cpu', type: 'quantity', default: '25', doc: 'Cap of a tenant\'s summed CPU quota (applied when the sum reaches it).' },
   { key: 'capMemory', flag: '--cap-memory', type: 'quantity', default: '50G', doc: 'Cap of a tenant\'s summed memory quota.' },

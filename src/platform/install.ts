@@ -15,6 +15,7 @@ import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
 import { CHILD_KINDS, KIND_RESOURCES } from '../kube/resources.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
+import { labHostsOf } from './lab-hosts.ts';
 
 export const PLATFORM_SECRET = 'crownlabs-composer-secrets';
 
@@ -69,6 +70,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     configYaml: configFileOf(config),
     secretName: PLATFORM_SECRET,
     controllerRules: rbac.clusterRules,
+    labHosts: labHostsOf(config),
     leaseRules: rbac.leaseRules,
     leaseName,
     serviceMonitor: config.platformServiceMonitor,

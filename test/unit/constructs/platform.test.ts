@@ -79,7 +79,7 @@ describe('PlatformChart: the shared ClusterRoles of docs/behaviour.md §3', () =
     const g = grants(role(objects, 'crownlabs-sandbox'));
     const full = (key: string) => expect([...(g.get(key) ?? [])].sort(), key).toEqual([...ALL].sort());
     for (const r of ['pods', 'pods/exec', 'pods/log', 'pods/portforward', 'services', 'configmaps', 'secrets', 'persistentvolumeclaims', 'serviceaccounts']) full(`/${r}`);
-    for (const r of ['deployments', 'deployments/scale', 'replicasets', 'statefulsets', 'daemonsets']) full(`apps/${r}`);
+    for (const r of ['deployments', 'deployments/scale', 'replicasets', 'statefulsets']) full(`apps/${r}`);
     full('batch/jobs');
     full('batch/cronjobs');
     full('autoscaling/horizontalpodautoscalers');
@@ -100,6 +100,17 @@ describe('PlatformChart: the shared ClusterRoles of docs/behaviour.md §3', () =
     expect([...g.keys()].filter((k) => k.startsWith('metrics.k8s.io/')).every((k) => [...g.get(k)!].every((v) => READ.includes(v)))).toBe(true);
     const groups = new Set([...g.keys()].map((k) => k.split('/')[0]));
     expect([...groups].sort()).toEqual(['', 'apps', 'autoscaling', 'batch', 'metrics.k8s.io', 'networking.k8s.io', 'rbac.authorization.k8s.io']);
+  });
+
+  it('crownlabs-sandbox: no Endpoints or EndpointSlices (a relay to other pods) and no DaemonSets, with any verb', () => {
+    const g = grants(role(objects, 'crownlabs-sandbox'));
+    for (const key of ['/endpoints', 'discovery.k8s.io/endpointslices', 'apps/daemonsets', 'extensions/daemonsets']) expect(g.get(key), key).toBeUndefined();
+    // Nor through a wildcard group or resource.
+    for (const r of role(objects, 'crownlabs-sandbox').rules) {
+      expect(r.apiGroups).not.toContain('*');
+      expect(r.apiGroups).not.toContain('discovery.k8s.io');
+      expect(r.resources).not.toContain('*');
+    }
   });
 
   it('names the sandbox ClusterRole after the configuration, and keeps extra chart labels', () => {

@@ -1,9 +1,11 @@
 // The tenant and workspace constructs used on their own, in cdk8s' test chart (Testing.chart()),
 // with props written here rather than derived by compose: what each renders, and what an
 // optional prop left out changes. tenant-workspace.test.ts covers the same objects through compose.
-import { Testing } from 'cdk8s';
+import { App, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { MyDrive } from '../../../constructs/tenant/my-drive.ts';
+import { PlatformChart } from '../../../constructs/platform/platform-chart.ts';
+import { SHARED_CLUSTER_ROLES } from '../../../constructs/platform/shared-cluster-roles.ts';
 import { Sandbox } from '../../../constructs/tenant/sandbox.ts';
 import { TenantNamespace } from '../../../constructs/tenant/tenant-namespace.ts';
 import { TenantNetworkPolicies } from '../../../constructs/tenant/tenant-network-policies.ts';
@@ -85,9 +87,35 @@ describe('tenant constructs on their own', () => {
       'ResourceQuota/sandbox-john-doe/sandbox-resource-quota',
       'LimitRange/sandbox-john-doe/sandbox-limit-range',
     ]);
-    for (const o of objects) expect(o.metadata.labels).toEqual({ 'crownlabs.polito.it/managed-by': 'tenant', 'crownlabs.polito.it/type': 'sandbox', 'crownlabs.polito.it/tenant': 'john.doe' });
+    const tenantLabels = { 'crownlabs.polito.it/managed-by': 'tenant', 'crownlabs.polito.it/type': 'sandbox', 'crownlabs.polito.it/tenant': 'john.doe' };
+    expect(objects[0].metadata.labels).toEqual({ ...tenantLabels, 'pod-security.kubernetes.io/enforce': 'baseline' });
+    for (const o of objects.slice(1)) expect(o.metadata.labels).toEqual(tenantLabels);
     expect(objects[1].roleRef.name).toBe('my-sandbox-role');
-    expect(objects[2].spec.hard).toEqual({ 'limits.cpu': '4', 'limits.memory': '8G', 'requests.cpu': '2', 'requests.memory': '8G' });
+    expect(objects[2].spec.hard).toMatchObject({ 'limits.cpu': '4', 'limits.memory': '8G', 'requests.cpu': '2', 'requests.memory': '8G' });
+  });
+
+  it('Sandbox: the namespace enforces the Pod Security level asked for, baseline by default', () => {
+    const ns = (podSecurity?: 'privileged' | 'baseline' | 'restricted') =>
+      synth((c) => new Sandbox(c, 's', { tenantName: 't', namespace: 'sandbox-t', clusterRole: 'r', podSecurity }))[0].metadata.labels['pod-security.kubernetes.io/enforce'];
+    expect(ns()).toBe('baseline');
+    expect(ns('restricted')).toBe('restricted');
+    expect(ns('privileged')).toBe('privileged');
+  });
+
+  it('Sandbox: the quota counts every kind the sandbox role lets the tenant create', () => {
+    const hard = synth((c) => new Sandbox(c, 's', { tenantName: 't', namespace: 'sandbox-t', clusterRole: 'r' }))[2].spec.hard;
+    const role = new PlatformChart(new App(), 'p', {}).toJson().find((o: Any) => o.metadata.name === SHARED_CLUSTER_ROLES.sandbox);
+    // Every top-level resource the role may create (subresources are not objects).
+    const creatable = role.rules
+      .filter((r: Any) => r.verbs.includes('create'))
+      .flatMap((r: Any) => r.resources.filter((res: string) => !res.includes('/')).flatMap((res: string) => r.apiGroups.map((g: string) => (g ? `${res}.${g}` : res))));
+    expect(creatable.length).toBeGreaterThan(10);
+    for (const res of creatable) {
+      const key = res === 'pods' ? 'pods' : `count/${res}`;
+      expect(hard[key], key).toMatch(/^[1-9]\d*$/);
+    }
+    expect(hard['count/secrets']).toBe('50');
+    expect(hard['count/configmaps']).toBe('50');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_OBJECT_COUNTS } from '../../../constructs/tenant/sandbox.ts';
 import { cleanName, tenantOwnLabels, tenantQuota } from '../../../src/model/tenant-plan.ts';
 import { inventoryFrom, render, testConfig } from '../../support/lab.ts';
 
@@ -93,14 +94,19 @@ describe('§5.4 tenant objects (the §13 example)', () => {
 });
 
 describe('§5.5 sandbox', () => {
+  it('enforces the Pod Security level of sandboxPodSecurity', () => {
+    const ns = render([SAMPLE, tenant('ann.b', { createSandbox: true })].join('\n---\n'), testConfig({ sandboxPodSecurity: 'restricted' })).get('Namespace', 'sandbox-ann-b') as Any;
+    expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
   const r = render([SAMPLE, tenant('ann.b', { createSandbox: true })].join('\n---\n'));
   const labels = { 'crownlabs.polito.it/managed-by': 'tenant', 'crownlabs.polito.it/type': 'sandbox', 'crownlabs.polito.it/tenant': 'ann.b' };
   it('renders namespace, editor binding, quota and limit range, without the target label', () => {
     const ns = r.get('Namespace', 'sandbox-ann-b') as Any;
     expect(ns.metadata.labels).toMatchObject(labels);
+    expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('baseline');
     expect(ns.metadata.labels['crownlabs.polito.it/operator-selector']).toBeUndefined();
     expect((r.get('RoleBinding', 'sandbox-editor', 'sandbox-ann-b') as Any).roleRef.name).toBe('crownlabs-sandbox');
-    expect((r.get('ResourceQuota', 'sandbox-resource-quota', 'sandbox-ann-b') as Any).spec.hard).toEqual({ 'limits.cpu': '4', 'limits.memory': '8G', 'requests.cpu': '2', 'requests.memory': '8G' });
+    expect((r.get('ResourceQuota', 'sandbox-resource-quota', 'sandbox-ann-b') as Any).spec.hard).toEqual({ 'limits.cpu': '4', 'limits.memory': '8G', 'requests.cpu': '2', 'requests.memory': '8G', ...SANDBOX_OBJECT_COUNTS });
     expect((r.get('LimitRange', 'sandbox-limit-range', 'sandbox-ann-b') as Any).spec.limits).toEqual([
       { type: 'Container', defaultRequest: { cpu: '10m', memory: '50M' }, default: { cpu: '100m', memory: '250M' } },
     ]);

@@ -68,6 +68,15 @@ describe('issue 8: the controller role is derived from what it renders and reads
     expect([...g.get('crownlabs.polito.it/tenants')!].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
   });
 
+  it('holds no write of Endpoints, EndpointSlices or DaemonSets, in either auth mode (nothing it renders or grants needs one)', () => {
+    for (const authMode of ['shared', 'per-instance'] as const) {
+      const held = grants(deriveControllerRbac(config({ authMode }), ['lease-a']).clusterRules);
+      for (const key of ['/endpoints', 'discovery.k8s.io/endpointslices', 'apps/daemonsets']) {
+        expect([...(held.get(key) ?? [])].filter((v) => !['get', 'list', 'watch'].includes(v)), `${authMode} ${key}`).toEqual([]);
+      }
+    }
+  });
+
   it('per-instance auth adds ConfigMaps (the oauth2-proxy configuration); shared auth does not', () => {
     expect(g.has('/configmaps')).toBe(false);
     expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['create', 'patch']));
