@@ -1,6 +1,7 @@
-import { ApiObject } from 'cdk8s';
+import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { COMPOSER, LABEL } from '../../src/model/labels.ts';
+import { bypassGroupsCondition, celList, denyingPolicy } from './admission-exemptions.ts';
 
 export interface ComposerLabelPolicyProps {
   /** The namespaced resources checked, by API group: those the controller watches by our label (src/platform/install.ts). */
@@ -71,25 +72,23 @@ export class ComposerLabelPolicy extends Construct {
     super(scope, id);
     if (props.writers.length === 0) throw new Error('ComposerLabelPolicy: at least one writer (the controller) is needed');
     const name = props.name ?? POLICY_NAME;
-    const metadata = { name, ...(props.labels ? { labels: props.labels } : {}) };
-    const list = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
     // A label's or annotation's value in an object, '' when absent (CEL has no undefined).
     const valueIn = (o: string, field: 'labels' | 'annotations', key: string) =>
       `has(${o}.metadata.${field}) && ${JSON.stringify(key)} in ${o}.metadata.${field} ? ${o}.metadata.${field}[${JSON.stringify(key)}] : ''`;
     const before = (expr: string) => `oldObject == null ? '' : (${expr})`;
     const ours = JSON.stringify(COMPOSER.managedByValue);
-    this.policy = new ApiObject(this, 'policy', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata,
-      spec: {
-        failurePolicy: 'Fail',
+    ({ policy: this.policy, binding: this.binding } = denyingPolicy(
+      this,
+      { policy: 'policy', binding: 'binding' },
+      name,
+      props.labels,
+      {
         matchConstraints: {
           resourceRules: props.resources.map(({ group, resources }) => ({ apiGroups: [group], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: [...resources], scope: 'Namespaced' })),
         },
         matchConditions: [
-          { name: 'not-a-writer', expression: `!(request.userInfo.username in ${list(props.writers)})` },
-          { name: 'not-a-bypass-group', expression: `!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${list(props.bypassGroups ?? ['system:masters'])}))` },
+          { name: 'not-a-writer', expression: `!(request.userInfo.username in ${celList(props.writers)})` },
+          bypassGroupsCondition(props.bypassGroups),
           { name: 'not-a-cluster-controller', expression: `!(request.userInfo.username.startsWith('system:serviceaccount:kube-system:') || request.userInfo.username == 'system:kube-controller-manager')` },
         ],
         variables: [
@@ -107,12 +106,7 @@ export class ComposerLabelPolicy extends Construct {
           },
         ],
       },
-    });
-    this.binding = new ApiObject(this, 'binding', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata,
-      spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: props.namespaceSelector ?? notOurNamespaces(props.mydrivePvcsNamespace) } },
-    });
+      { matchResources: { namespaceSelector: props.namespaceSelector ?? notOurNamespaces(props.mydrivePvcsNamespace) } },
+    ));
   }
 }

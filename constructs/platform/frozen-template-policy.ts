@@ -1,7 +1,7 @@
-import { ApiObject } from 'cdk8s';
+import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
-import { exemptionMatchConditions } from './admission-exemptions.ts';
+import { denyingPolicy, exemptionMatchConditions } from './admission-exemptions.ts';
 
 export interface FrozenTemplatePolicyProps {
   /** Users who may write the annotation: the controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`. */
@@ -43,16 +43,15 @@ export class FrozenTemplatePolicy extends Construct {
     super(scope, id);
     if (props.writers.length === 0) throw new Error('FrozenTemplatePolicy: at least one writer (the controller) is needed');
     const name = props.name ?? POLICY_NAME;
-    const metadata = { name, ...(props.labels ? { labels: props.labels } : {}) };
     const key = JSON.stringify(FROZEN_TEMPLATE_ANNOTATION);
     // The annotation's value in an object, '' when absent (CEL has no undefined).
     const valueIn = (o: string) => `has(${o}.metadata.annotations) && ${key} in ${o}.metadata.annotations ? ${o}.metadata.annotations[${key}] : ''`;
-    this.policy = new ApiObject(this, 'policy', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata,
-      spec: {
-        failurePolicy: 'Fail',
+    ({ policy: this.policy, binding: this.binding } = denyingPolicy(
+      this,
+      { policy: 'policy', binding: 'binding' },
+      name,
+      props.labels,
+      {
         matchConstraints: {
           resourceRules: [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }],
         },
@@ -69,12 +68,6 @@ export class FrozenTemplatePolicy extends Construct {
           },
         ],
       },
-    });
-    this.binding = new ApiObject(this, 'binding', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata,
-      spec: { policyName: name, validationActions: ['Deny'] },
-    });
+    ));
   }
 }

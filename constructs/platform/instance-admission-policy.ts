@@ -1,10 +1,10 @@
-import { ApiObject } from 'cdk8s';
+import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { TEMPLATE_REF, TENANT_REF } from '../../src/inputs/types.ts';
 import { INSTANCE_NAME_MESSAGES, MAX_INSTANCE_NAME_LENGTH, RESERVED_INSTANCE_NAMES } from '../../src/model/instance-names.ts';
 import { LABEL } from '../../src/model/labels.ts';
 import { tenantNamespaceName } from '../../src/model/naming.ts';
-import { celList, exemptionMatchConditions } from './admission-exemptions.ts';
+import { celList, denyingPolicy, exemptionMatchConditions } from './admission-exemptions.ts';
 
 export interface InstanceAdmissionPolicyProps {
   /** The controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`: not checked. */
@@ -54,7 +54,6 @@ export class InstanceAdmissionPolicy extends Construct {
     super(scope, id);
     if (props.writers.length === 0) throw new Error('InstanceAdmissionPolicy: at least one writer (the controller) is needed');
     const name = props.name ?? POLICY_NAME;
-    const metadata = { name, ...(props.labels ? { labels: props.labels } : {}) };
     // Instances are read as plain maps: the reference keys are indexed, not selected.
     const ref = (o: string, key: string) => `${o}.spec[${str(key)}]`;
     const labels = 'namespaceObject.metadata.labels';
@@ -62,12 +61,12 @@ export class InstanceAdmissionPolicy extends Construct {
     const prefix = tenantNamespaceName('');
     const tenantField = `spec[${str(TENANT_REF)}].name`;
     const templateField = `spec[${str(TEMPLATE_REF)}]`;
-    this.policy = new ApiObject(this, 'policy', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata,
-      spec: {
-        failurePolicy: 'Fail',
+    ({ policy: this.policy, binding: this.binding } = denyingPolicy(
+      this,
+      { policy: 'policy', binding: 'binding' },
+      name,
+      props.labels,
+      {
         matchConstraints: {
           resourceRules: [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['instances'] }],
         },
@@ -117,12 +116,6 @@ export class InstanceAdmissionPolicy extends Construct {
           },
         ],
       },
-    });
-    this.binding = new ApiObject(this, 'binding', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata,
-      spec: { policyName: name, validationActions: ['Deny'] },
-    });
+    ));
   }
 }

@@ -1,6 +1,7 @@
-import { ApiObject } from 'cdk8s';
+import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LABEL } from '../../src/model/labels.ts';
+import { bypassGroupsCondition, celList, denyingPolicy } from './admission-exemptions.ts';
 
 export interface SandboxAdmissionPoliciesProps {
   /**
@@ -43,7 +44,6 @@ export const SANDBOX_REFUSED_INGRESS_ANNOTATIONS = [
   'nginx.ingress.kubernetes.io/modsecurity-snippet',
 ] as const;
 
-const list = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
 
 /**
  * What a sandbox may not create though its role allows Services and Ingresses (docs/behaviour.md §5.5):
@@ -66,34 +66,18 @@ export class SandboxAdmissionPolicies extends Construct {
   constructor(scope: Construct, id: string, props: SandboxAdmissionPoliciesProps) {
     super(scope, id);
     const prefix = props.namePrefix ?? 'crownlabs-sandbox';
-    const bypass = list(props.bypassGroups ?? ['system:masters']);
-    const hosts = list([...new Set(props.labHosts)].sort());
+    const hosts = celList([...new Set(props.labHosts)].sort());
     const policy = (suffix: string, rule: { apiGroups: string[]; resources: string[] }, variables: { name: string; expression: string }[], validations: { expression: string; message: string }[]) => {
-      const name = `${prefix}-${suffix}`;
-      const metadata = { name, ...(props.labels ? { labels: props.labels } : {}) };
-      this.objects.push(
-        new ApiObject(this, suffix, {
-          apiVersion: 'admissionregistration.k8s.io/v1',
-          kind: 'ValidatingAdmissionPolicy',
-          metadata,
-          spec: {
-            failurePolicy: 'Fail',
-            matchConstraints: {
-              namespaceSelector: SANDBOX_NAMESPACE_SELECTOR,
-              resourceRules: [{ ...rule, apiVersions: ['*'], operations: ['CREATE', 'UPDATE'] }],
-            },
-            matchConditions: [{ name: 'not-a-bypass-group', expression: `!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${bypass}))` }],
-            ...(variables.length ? { variables } : {}),
-            validations: validations.map((v) => ({ ...v, reason: 'Forbidden' })),
-          },
-        }),
-        new ApiObject(this, `${suffix}-binding`, {
-          apiVersion: 'admissionregistration.k8s.io/v1',
-          kind: 'ValidatingAdmissionPolicyBinding',
-          metadata,
-          spec: { policyName: name, validationActions: ['Deny'] },
-        }),
-      );
+      const { policy, binding } = denyingPolicy(this, { policy: suffix, binding: `${suffix}-binding` }, `${prefix}-${suffix}`, props.labels, {
+        matchConstraints: {
+          namespaceSelector: SANDBOX_NAMESPACE_SELECTOR,
+          resourceRules: [{ ...rule, apiVersions: ['*'], operations: ['CREATE', 'UPDATE'] }],
+        },
+        matchConditions: [bypassGroupsCondition(props.bypassGroups)],
+        ...(variables.length ? { variables } : {}),
+        validations: validations.map((v) => ({ ...v, reason: 'Forbidden' })),
+      });
+      this.objects.push(policy, binding);
     };
 
     policy('services', { apiGroups: [''], resources: ['services'] }, [], [
@@ -105,7 +89,7 @@ export class SandboxAdmissionPolicies extends Construct {
     const labHost = (h: string) =>
       `(${h} in variables.lab || variables.lab.exists(l, ${h}.endsWith('.' + l)) || ` +
       `(${h}.startsWith('*.') && variables.lab.exists(l, l == ${h}.substring(2) || l.endsWith('.' + ${h}.substring(2)))))`;
-    const annotations = list(SANDBOX_REFUSED_INGRESS_ANNOTATIONS);
+    const annotations = celList(SANDBOX_REFUSED_INGRESS_ANNOTATIONS);
     policy(
       'ingresses',
       { apiGroups: ['networking.k8s.io'], resources: ['ingresses'] },
