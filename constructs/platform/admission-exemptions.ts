@@ -1,6 +1,27 @@
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 
+/** What every install policy that exempts the controller takes. */
+export interface ControllerPolicyProps {
+  /** The controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`: not checked. */
+  readonly writers: readonly string[];
+  /**
+   * Groups whose requests are not checked (cluster administrators, a backup restore).
+   * @default ['system:masters']
+   */
+  readonly bypassGroups?: readonly string[];
+  /**
+   * Name of the policy and of its binding.
+   * @default the policy's own (`crownlabs-instance-…`)
+   */
+  readonly name?: string;
+  /**
+   * Labels of both objects.
+   * @default none
+   */
+  readonly labels?: Record<string, string>;
+}
+
 /** CEL list literal of strings. */
 export function celList(xs: readonly string[]): string {
   return `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;

@@ -1,27 +1,10 @@
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../../src/model/instance-plan.ts';
-import { denyingPolicy, exemptionMatchConditions } from './admission-exemptions.ts';
+import { denyingPolicy, exemptionMatchConditions, type ControllerPolicyProps } from './admission-exemptions.ts';
 
-export interface FrozenTemplatePolicyProps {
-  /** Users who may write the annotation: the controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`. */
-  readonly writers: readonly string[];
-  /**
-   * Groups whose requests are not checked (cluster administrators, a backup restore).
-   * @default ['system:masters']
-   */
-  readonly bypassGroups?: readonly string[];
-  /**
-   * Name of the policy and of its binding.
-   * @default `crownlabs-instance-frozen-template`
-   */
-  readonly name?: string;
-  /**
-   * Labels of both objects.
-   * @default none
-   */
-  readonly labels?: Record<string, string>;
-}
+/** `writers`: who may write the annotation, the controller's ServiceAccount(s). */
+export type FrozenTemplatePolicyProps = ControllerPolicyProps;
 
 const POLICY_NAME = 'crownlabs-instance-frozen-template';
 

@@ -4,27 +4,9 @@ import { TEMPLATE_REF, TENANT_REF } from '../../src/inputs/types.ts';
 import { INSTANCE_NAME_MESSAGES, MAX_INSTANCE_NAME_LENGTH, RESERVED_INSTANCE_NAMES } from '../../src/model/instance-names.ts';
 import { LABEL } from '../../src/model/labels.ts';
 import { tenantNamespaceName } from '../../src/model/naming.ts';
-import { celList, denyingPolicy, exemptionMatchConditions } from './admission-exemptions.ts';
+import { celList, denyingPolicy, exemptionMatchConditions, type ControllerPolicyProps } from './admission-exemptions.ts';
 
-export interface InstanceAdmissionPolicyProps {
-  /** The controller's ServiceAccount(s), `system:serviceaccount:<ns>:<name>`: not checked. */
-  readonly writers: readonly string[];
-  /**
-   * Groups whose requests are not checked (cluster administrators, a backup restore).
-   * @default ['system:masters']
-   */
-  readonly bypassGroups?: readonly string[];
-  /**
-   * Name of the policy and of its binding.
-   * @default `crownlabs-instance-admission`
-   */
-  readonly name?: string;
-  /**
-   * Labels of both objects.
-   * @default none
-   */
-  readonly labels?: Record<string, string>;
-}
+export type InstanceAdmissionPolicyProps = ControllerPolicyProps;
 
 const POLICY_NAME = 'crownlabs-instance-admission';
 
