@@ -1,6 +1,9 @@
 /**
  * Leader election through a coordination.k8s.io/v1 Lease (as controller-runtime): acquire when
- * the Lease is free or expired, renew every `retryPeriod`; losing it calls `onLost`.
+ * the Lease is free or expired, renew every `retryPeriod`; losing it calls `onLost`. A renewal
+ * that fails (an API error, a conflicting write) is retried until `renewDeadline` has passed
+ * since the last one that succeeded, as client-go does: one failed request must not stop the
+ * leader, whose webhooks every Tenant write waits for.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -12,8 +15,15 @@ export interface LeaderElectionOptions {
   identity?: string;
   leaseDurationSeconds?: number;
   retryPeriodMs?: number;
+  /** How long renewals may fail before leadership is given up; below the lease duration. @default 10 s */
+  renewDeadlineMs?: number;
+  /** @default Date.now */
+  now?: () => number;
   onLost: () => void;
 }
+
+/** What one attempt found: the Lease is ours, another holder's, or the attempt failed. */
+type Renewal = 'ours' | 'theirs' | 'retry';
 
 export class LeaderElector {
   readonly identity: string;
@@ -36,19 +46,24 @@ export class LeaderElector {
   async acquire(): Promise<void> {
     for (;;) {
       if (this.stopped) throw new Error('leader election stopped');
-      if (await this.tryAcquireOrRenew()) break;
+      if ((await this.tryAcquireOrRenew()) === 'ours') break;
       await new Promise((r) => setTimeout(r, this.options.retryPeriodMs ?? 2000));
     }
     this.leading = true;
+    const now = this.options.now ?? Date.now;
+    const deadline = this.options.renewDeadlineMs ?? 10_000;
+    let renewedAt = now();
     const renew = async () => {
       if (this.stopped) return;
-      let ok = false;
+      let outcome: Renewal = 'retry';
       try {
-        ok = await this.tryAcquireOrRenew();
+        outcome = await this.tryAcquireOrRenew();
       } catch {
-        ok = false;
+        outcome = 'retry';
       }
-      if (!ok) {
+      if (outcome === 'ours') renewedAt = now();
+      // Another holder is final; a failure is not, until the deadline.
+      if (outcome === 'theirs' || (outcome === 'retry' && now() - renewedAt >= deadline)) {
         this.leading = false;
         this.options.onLost();
         return;
@@ -80,7 +95,7 @@ export class LeaderElector {
     return this.client.path('coordination.k8s.io/v1', 'Lease', this.options.namespace, name ?? this.options.name);
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private async tryAcquireOrRenew(): Promise<Renewal> {
     const now = new Date();
     const duration = this.options.leaseDurationSeconds ?? 15;
     const microNow = now.toISOString().replace('Z', '000Z');
@@ -98,9 +113,9 @@ export class LeaderElector {
             spec: { holderIdentity: this.identity, leaseDurationSeconds: duration, acquireTime: microNow, renewTime: microNow, leaseTransitions: 0 },
           },
         });
-        return true;
+        return 'ours';
       } catch (e2) {
-        if (isConflict(e2)) return false;
+        if (isConflict(e2)) return 'retry';
         throw e2;
       }
     }
@@ -108,7 +123,7 @@ export class LeaderElector {
     const holder: string = spec.holderIdentity ?? '';
     const renewed = spec.renewTime ? Date.parse(spec.renewTime) : 0;
     const expired = renewed + (spec.leaseDurationSeconds ?? duration) * 1000 < now.getTime();
-    if (holder && holder !== this.identity && !expired) return false;
+    if (holder && holder !== this.identity && !expired) return 'theirs';
     const transitions = (spec.leaseTransitions ?? 0) + (holder === this.identity ? 0 : 1);
     lease.spec = {
       ...spec,
@@ -120,9 +135,9 @@ export class LeaderElector {
     };
     try {
       await this.client.request('PUT', this.path(), { body: lease });
-      return true;
+      return 'ours';
     } catch (e) {
-      if (isConflict(e)) return false;
+      if (isConflict(e)) return 'retry';
       throw e;
     }
   }
