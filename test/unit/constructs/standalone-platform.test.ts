@@ -180,7 +180,6 @@ describe('ControllerShard', () => {
     expect(objects[0].spec.template.spec.volumes[2]).toEqual({ name: 'webhook-certs', secret: { secretName: WEBHOOK_TLS_SECRET } });
     expect(wired).toEqual([
       {
-        targetLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'production' },
         service: { namespace: 'crownlabs-system', name: 'crownlabs-controller-production', port: 443 },
         certManagerCertificate: 'crownlabs-system/webhooks',
         namePrefix: 'crownlabs-controller-production-',
