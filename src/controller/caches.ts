@@ -16,7 +16,7 @@ import { defaultConfig } from '../config/config.ts';
 import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CHILD_KINDS } from '../kube/resources.ts';
-import { renderingParent, type ChildGuardConfig } from './child-guard.ts';
+import { keptAsChild, type ChildGuardConfig } from './child-guard.ts';
 import { secretDigestProjection } from './secret-digest.ts';
 
 /**
@@ -88,7 +88,7 @@ export class Caches {
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume', transform: persistentVolumeProjection });
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     const guard = options.childGuard ?? { mydrivePvcsNamespace: defaultConfig().mydrivePvcsNamespace };
-    const accept = (o: CachedObject) => renderingParent(o, guard) !== undefined;
+    const accept = (o: CachedObject) => keptAsChild(o, guard);
     for (const { apiVersion, kind } of CHILD_KINDS) {
       // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
       // `crownlabs.polito.it/instance` label, which both carry).

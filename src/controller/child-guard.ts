@@ -48,3 +48,20 @@ export function renderingParent(obj: CachedObject, config: ChildGuardConfig): st
   }
   return undefined;
 }
+
+/**
+ * Whether a child informer keeps `obj`: a child some parent renders, or a submitter Job
+ * (docs/behaviour.md §8.2), which the controller creates beside the Instance's set, outside it,
+ * and finds by its owner Instance, not by a parent annotation.
+ */
+export function keptAsChild(obj: CachedObject, config: ChildGuardConfig): boolean {
+  if (renderingParent(obj, config) !== undefined) return true;
+  const ns = obj.metadata.namespace;
+  return (
+    obj.kind === 'Job' &&
+    obj.metadata.labels?.[LABEL.component] === 'submitter' &&
+    ns !== undefined &&
+    !ns.startsWith(SANDBOX_PREFIX) &&
+    (obj.metadata.ownerReferences ?? []).some((r) => r.controller && r.kind === 'Instance')
+  );
+}

@@ -16,6 +16,7 @@ import { FROZEN_TEMPLATE_ANNOTATION } from '../model/instance-plan.ts';
 import { parentKey } from '../model/labels.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
 import { objectId, pruneCandidates, withOwner } from './apply-set.ts';
+import { secretWithDigestsAsData } from './secret-digest.ts';
 import { serverSideApply } from '../kube/objects.ts';
 import { Caches } from './caches.ts';
 import type { ChildGuardConfig } from './child-guard.ts';
@@ -134,7 +135,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
           paths: [],
           takeover: [],
           danger: pruneReason(child.kind),
-          live: withoutManagedFields(child as Obj),
+          live: secretWithDigestsAsData(withoutManagedFields(child as Obj)),
           note: `owned by ${parentKey(p.unit.parent)}, no longer rendered`,
         });
       }

@@ -27,3 +27,10 @@ export function secretDigestProjection(secret: CachedObject): CachedObject {
   const { data, stringData, ...rest } = secret as CachedObject & { data?: Record<string, unknown>; stringData?: Record<string, unknown> };
   return { ...rest, [DATA_DIGESTS]: secretDigests(data, stringData) };
 }
+
+/** A cached Secret as a Secret again, for display: its keys in `data`, each holding its digest (masked when printed). */
+export function secretWithDigestsAsData<T extends Record<string, unknown>>(obj: T): T {
+  if (obj.kind !== 'Secret' || obj[DATA_DIGESTS] === undefined) return obj;
+  const { [DATA_DIGESTS]: digests, ...rest } = obj;
+  return { ...rest, data: digests } as unknown as T;
+}

@@ -3,7 +3,7 @@
 // or have it reconcile a parent she names (docs/behaviour.md §0.8).
 import { describe, expect, it } from 'vitest';
 import { Caches, myDriveInfoProjection, SECRET_PAGE_SIZE } from '../../../src/controller/caches.ts';
-import { renderingParent } from '../../../src/controller/child-guard.ts';
+import { keptAsChild, renderingParent } from '../../../src/controller/child-guard.ts';
 import { childEventRequest } from '../../../src/controller/child-events.ts';
 import { liveHoldsRendered } from '../../../src/controller/live-compare.ts';
 import { DATA_DIGESTS, secretDigestProjection } from '../../../src/controller/secret-digest.ts';
@@ -12,6 +12,7 @@ import type { KubeClient } from '../../../src/kube/client.ts';
 import { Inventory } from '../../../src/inputs/inventory.ts';
 import { loadInventory } from '../../../src/inputs/load.ts';
 import { compose, renderUnit } from '../../../src/compose/compose.ts';
+import { renderSubmissionJob } from '../../../src/compose/submission.ts';
 import { generateLab } from '../../support/generate-lab.ts';
 import { testConfig } from '../../support/lab.ts';
 
@@ -181,5 +182,14 @@ describe('Informer pages', () => {
     inf.start();
     await inf.synced;
     expect(f.queries[0]!.limit).toBe(7);
+  });
+
+  it('keeps the submitter Jobs the controller creates beside an Instance\'s set, not one in a sandbox', () => {
+    const instance = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name: 'i', namespace: 'tenant-alice', uid: 'u-1' }, spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 't', namespace: 'workspace-w' }, 'tenant.crownlabs.polito.it/TenantRef': { name: 'alice' } } } as never;
+    const job = renderSubmissionJob({ instance, destinationUrl: 'https://upload.example/x', config: testConfig(), owner: { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', name: 'i', uid: 'u-1', controller: true, blockOwnerDeletion: true } }) as unknown as CachedObject;
+    expect(job.metadata.ownerReferences?.length).toBe(1);
+    expect(keptAsChild(job, guard)).toBe(true);
+    expect(keptAsChild({ ...job, metadata: { ...job.metadata, namespace: 'sandbox-alice' } }, guard)).toBe(false);
+    expect(keptAsChild({ ...job, metadata: { ...job.metadata, ownerReferences: [] } }, guard)).toBe(false);
   });
 });
