@@ -21,7 +21,7 @@ const SECRETS = 1200;
 const SECRET_BYTES = 900 * 1024;
 const CONCURRENCY = 6;
 /** Peak RSS allowed to a controller process: well below the Deployment's 512Mi (platformControllerMemory). */
-const RSS_BOUND_MB = 300;
+const RSS_BOUND_MB = 350;
 
 const shard = shardName('mem');
 const mydriveNs = `${shard}-mydrive`;
@@ -131,7 +131,7 @@ afterAll(async () => {
   for (const name of tenants) for (const ns of [`tenant-${name.replace(/\./g, '-')}`, `sandbox-${name.replace(/\./g, '-')}`]) await deleteNamespaceWithPvcs(ns);
   await deleteNamespaceWithPvcs(mydriveNs);
   if (floodNs) await deleteNamespaceWithPvcs(floodNs);
-}, 300_000);
+}, 480_000);
 
 describe('the controller process with 1 GiB of objects carrying our label', () => {
   it('keeps its peak RSS far below its memory limit while they are created, after a restart that lists them, and keeps reconciling', async () => {
