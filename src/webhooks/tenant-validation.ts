@@ -76,6 +76,11 @@ function validateManagerEdit(uid: string, tenant: Tenant, old: Tenant, requester
   const oldSpec = { ...old.spec } as Record<string, unknown>;
   delete spec.workspaces;
   delete oldSpec.workspaces;
+  // A time, as on the owner's path: the same instant written differently is no change.
+  if (sameInstant(spec.lastLogin, oldSpec.lastLogin)) {
+    delete spec.lastLogin;
+    delete oldSpec.lastLogin;
+  }
   if (!isCreate && !semanticEqual(spec, oldSpec)) return denied(uid, DENY_MANAGER_EDIT);
   return allowed(uid);
 }
