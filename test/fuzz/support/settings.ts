@@ -20,6 +20,7 @@ export const CI_RUNS = {
   'cli: end to end': 20,
   'user-pods: HTTP': 3500,
   'webhooks: HTTP': 3500,
+  'webhooks: decisions': 1500,
 } as const;
 
 export type PropertyName = keyof typeof CI_RUNS;
