@@ -1,8 +1,10 @@
 // Seed 004 (the ScienceData user pods backend) for real: `crownlabs user-pods-api`'s server over
 // HTTP on 127.0.0.1, the manifests served by a local HTTP server, objects on the test cluster.
 // kwok's fake Nodes run the pods (scheduled by kube-scheduler; Ready after the manifest's
-// kwok.crownlabs.test/ready-delay, deleted after its delete-delay); the tests finalize deletions
-// early (and the PV/PVC protection finalizers) as a kubelet and the controllers would.
+// kwok.crownlabs.test/ready-delay; a graceful deletion finished, as a kubelet does once the
+// containers stopped, after its delete-delay) and kube-controller-manager's protection controllers
+// release a claim and its volume once no pod uses them. The tests only do what a user or an
+// operator does, and wait for those components.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +41,7 @@ metadata:
     sciencedata.dk/copy-token: token
     sciencedata.dk/ingress-port: "8888"
     kwok.crownlabs.test/ready-delay: 5s
-    kwok.crownlabs.test/delete-delay: 5s
+    kwok.crownlabs.test/delete-delay: 2s
 spec:
   containers:
     - name: jupyter
@@ -68,6 +70,9 @@ spec: {}
 `,
 };
 
+// The same pod, slower to stop (its containers take 8 s to exit on SIGTERM).
+MANIFESTS['jupyter-slow-stop.yaml'] = MANIFESTS['jupyter.yaml'].replace('delete-delay: 2s', 'delete-delay: 8s');
+
 /** Outside the whitelisted folder: a privileged pod with the node's root file system. */
 const EVIL = `apiVersion: v1
 kind: Pod
@@ -85,9 +90,6 @@ const files = new FakePodFiles();
 const client = () => new KubeClient(adminKubeConfig());
 const api = rest();
 const log = pino({ level: process.env.USER_PODS_LOG ?? 'silent' });
-let kubeletTimer: NodeJS.Timeout | undefined;
-/** While true the simulated kubelet leaves deletions pending (to observe the Deleting state). */
-let kubeletPaused = false;
 
 interface Api {
   url: string;
@@ -154,20 +156,6 @@ const get = (path: string) => api.request('GET', path).catch((e: { code?: number
 const podNames = async () => ((await api.request('GET', podPath())).items as { metadata: { name: string } }[]).map((p) => p.metadata.name).sort();
 
 
-/** The kubelet's part of a deletion (pods) and the protection controllers' (PVCs, PVs). */
-async function kubeletTick(): Promise<void> {
-  if (kubeletPaused) return;
-  const pods = (await api.request('GET', podPath())).items as any[];
-  for (const p of pods.filter((x) => x.metadata.deletionTimestamp)) {
-    await api.request('DELETE', podPath(p.metadata.name), { query: { gracePeriodSeconds: 0 } }).catch(() => undefined);
-  }
-  const merge = { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' };
-  const pvcs = (await api.request('GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims`)).items as any[];
-  for (const c of pvcs.filter((x) => x.metadata.deletionTimestamp)) await api.request('PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/${c.metadata.name}`, merge).catch(() => undefined);
-  const pvs = (await api.request('GET', '/api/v1/persistentvolumes')).items as any[];
-  for (const v of pvs.filter((x) => x.metadata.deletionTimestamp && x.metadata.name.includes(run))) await api.request('PATCH', `/api/v1/persistentvolumes/${v.metadata.name}`, merge).catch(() => undefined);
-}
-
 const storageOf = async (id: string, name = userStorageName(id)) => ({
   pv: await get(`/api/v1/persistentvolumes/${name}`),
   pvc: await get(`/api/v1/namespaces/${ns}/persistentvolumeclaims/${name}`),
@@ -186,24 +174,15 @@ beforeAll(async () => {
   ns = await createNamespace('userpods');
   // Pods need the namespace's default ServiceAccount (made by the controller manager).
   await waitFor(() => get(`/api/v1/namespaces/${ns}/serviceaccounts/default`), { message: 'default ServiceAccount' });
-  const tick = () => {
-    kubeletTimer = setTimeout(() => void kubeletTick().catch(() => undefined).finally(() => kubeletTimer && tick()), 200);
-  };
-  tick();
 });
 
 afterAll(async () => {
-  const t = kubeletTimer;
-  kubeletTimer = undefined;
-  clearTimeout(t);
   for (const s of servers) await s.close().catch(() => undefined);
   await new Promise<void>((r) => manifestServer?.close(() => r()));
-  const pvs = ((await api.request('GET', '/api/v1/persistentvolumes')).items as any[]).filter((v) => v.metadata.name.includes(run));
-  for (const v of pvs) {
-    await api.request('PATCH', `/api/v1/persistentvolumes/${v.metadata.name}`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' }).catch(() => undefined);
-    await api.request('DELETE', `/api/v1/persistentvolumes/${v.metadata.name}`).catch(() => undefined);
-  }
+  // Leftovers of a failed test: the namespace's pods and claims go with it, a volume once released.
   if (ns) await deleteNamespace(ns).catch(() => undefined);
+  const pvs = ((await api.request('GET', '/api/v1/persistentvolumes')).items as any[]).filter((v) => v.metadata.name.includes(run));
+  for (const v of pvs) await api.request('DELETE', `/api/v1/persistentvolumes/${v.metadata.name}`).catch(() => undefined);
 });
 
 describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
@@ -300,12 +279,10 @@ describe('seed 004: create_pod, watch_create_pod, get_pods', () => {
   });
 
   it('delete_pod answers {requested}; watch_delete_pod waits for the pod to go; its objects go, the storage stays while another pod uses it', async () => {
-    kubeletPaused = true;
     const r = await post(a, '/delete_pod', { user_id: ALICE, pod_name: pod() });
     expect(r).toEqual({ status: 200, body: { requested: true } });
     expect((await post(a, '/get_pods', { user_id: ALICE })).body.find((p: any) => p.pod_name === pod()).status).toBe('Deleting');
     expect((await post(a, '/delete_pod', { user_id: ALICE, pod_name: pod() })).body).toMatchObject({ requested: false, error: expect.stringMatching(/already being deleted/) });
-    kubeletPaused = false;
     expect((await post(a, '/watch_delete_pod', { user_id: ALICE, pod_name: pod() })).body).toEqual({ deleted: true });
     expect(await get(podPath(pod()))).toBeUndefined();
     await waitFor(async () => (await get(`/api/v1/namespaces/${ns}/services/${pod()}-ssh`)) === undefined, { message: 'ssh service gone' });
@@ -413,7 +390,7 @@ describe('seed 004: state is recovered from the cluster after a restart', () => 
     const first = await startApi();
     const name = `jupyter-${user(DAVE)}`;
     files.set(name, '/tmp/token', 'dave-token');
-    const r = await post(first, '/create_pod', { yaml_url: `${base}/manifests/jupyter.yaml`, user_id: DAVE });
+    const r = await post(first, '/create_pod', { yaml_url: `${base}/manifests/jupyter-slow-stop.yaml`, user_id: DAVE });
     expect(r.body).toEqual({ pod_name: name });
     await first.close();
 
@@ -431,12 +408,12 @@ describe('seed 004: state is recovered from the cluster after a restart', () => 
     expect(info.k8s_pod_info.sshPort).toMatch(/^\d+$/);
     expect(info.status).toMatch(/^Running:/);
     expect((await post(third, '/watch_create_pod', { user_id: DAVE, pod_name: name })).body).toEqual({ ready: true });
-    // A deletion requested from one server is watched to its end by the next, which also removes the storage.
-    kubeletPaused = true;
+    // A deletion requested from one server is watched to its end by the next, which also removes the
+    // storage: the next one starts while the pod's containers are still stopping.
     expect((await post(third, '/delete_pod', { user_id: DAVE, pod_name: name })).body).toEqual({ requested: true });
     await third.close();
     const fourth = await startApi();
-    kubeletPaused = false;
+    expect((await post(fourth, '/get_pods', { user_id: DAVE })).body[0]).toMatchObject({ pod_name: name, status: 'Deleting' });
     expect((await post(fourth, '/watch_delete_pod', { user_id: DAVE, pod_name: name })).body).toEqual({ deleted: true });
     await waitFor(async () => { const st = await storageOf(DAVE); return !st.pv && !st.pvc; }, { message: 'storage deleted by the next server' });
     await fourth.close();
