@@ -3,7 +3,7 @@
 // ServiceAccount with the rendered Deployment's args, the rendered webhook configurations pointed
 // at it. People with client certificates create and edit Tenants; the API server calls our hooks
 // and enforces their answers, while the controller reconciles the same Tenants through them.
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_FINALIZER } from '../../src/controller/context.ts';
@@ -12,7 +12,7 @@ import { WARN_LABEL_REVERTED, WARN_SERVICE_TENANT_LABEL } from '../../src/webhoo
 import { COULD_NOT_FETCH_TENANT, DENY_MANAGER_EDIT, DENY_SELF_EDIT, notManagerOf } from '../../src/webhooks/tenant-validation.ts';
 import { removeInstall, runInstalledController, INSTALL_NAMESPACE, type InstalledController } from './as-installed.ts';
 import { createIgnoringConflict, labConfig } from './controller-support.ts';
-import { adminKubeConfig, deleteAll, deleteNamespace, getObject, kubeConfigFor, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { adminKubeConfig, deleteAll, deleteNamespace, getObject, kubeConfigFor, rest, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 
 const CL = 'crownlabs.polito.it';
 const K = 'crownlabs.polito.it/operator-selector';
@@ -21,8 +21,11 @@ const P = `wh-${sfx}`;
 const SHARD = P;
 const UTILITIES = `${P}-utilities`;
 const WS_A = `${P}-ws-a`;
+const WS_B = `${P}-ws-b`;
 const WS_C = `${P}-ws-c`;
-const names = { ada: `${P}-ada`, bea: `${P}-bea`, carol: `${P}-carol`, dave: `${P}-dave`, mallory: `${P}-mallory`, zed: `${P}-zed`, zoe: `${P}-zoe`, root: `${P}-root` };
+const names = { ada: `${P}-ada`, bea: `${P}-bea`, carol: `${P}-carol`, dave: `${P}-dave`, mike: `${P}-mike`, eve: `${P}-eve`, mallory: `${P}-mallory`, zed: `${P}-zed`, zoe: `${P}-zoe`, root: `${P}-root` };
+/** A ServiceAccount of a tenant's own (upstream's chart bypasses every ServiceAccount). */
+const SA = { namespace: `${P}-sa`, name: 'robot' };
 const SERVICE_TENANT = 'service-tenant';
 const HOUR = 3600_000;
 const TENANTS_PATH = `/apis/${CL}/v1alpha2/tenants`;
@@ -66,6 +69,18 @@ async function call(kc: KubeConfig, method: string, urlPath: string, body?: unkn
 const create = (kc: KubeConfig, obj: KubeObject) => call(kc, 'POST', TENANTS_PATH, obj);
 const patch = (kc: KubeConfig, name: string, body: unknown) => call(kc, 'PATCH', `${TENANTS_PATH}/${name}`, body, 'application/merge-patch+json');
 const get = async (name: string) => (await getObject<any>({ apiVersion: `${CL}/v1alpha2`, kind: 'Tenant', metadata: { name } }))!;
+/** A kubeconfig that authenticates with a bearer token (a ServiceAccount's). */
+function tokenKubeConfig(token: string): KubeConfig {
+  const cluster = adminKubeConfig().getCurrentCluster()!;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: cluster.server, caData: cluster.caData, caFile: cluster.caFile, skipTLSVerify: false }],
+    users: [{ name: 'sa', token }],
+    contexts: [{ name: 'sa', cluster: 'test', user: 'sa' }],
+    currentContext: 'sa',
+  });
+  return kc;
+}
 const deniedBy = (hook: 'validate' | 'mutate', message: string) => `admission webhook "${hook}.tenant.crownlabs.polito.it" denied the request: ${message}`;
 
 describe('docs/behaviour.md §6 Tenant admission webhooks of the installed controller, called by the real API server', () => {
@@ -83,7 +98,10 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
     });
 
     // RBAC: everyone in this test may read, create and edit Tenants; the webhooks do the rest.
-    const users = [names.ada, names.carol, names.dave, names.mallory];
+    // mallory may delete them too.
+    const users = [names.ada, names.carol, names.dave, names.mike, names.mallory];
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SA.namespace } });
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: SA });
     rbac = [
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${P}-tenants` }, rules: [{ apiGroups: [CL], resources: ['tenants'], verbs: ['get', 'list', 'create', 'update', 'patch'] }] },
       {
@@ -91,7 +109,15 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
         kind: 'ClusterRoleBinding',
         metadata: { name: `${P}-tenants` },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${P}-tenants` },
-        subjects: users.map((name) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name })),
+        subjects: [...users.map((name) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name })), { kind: 'ServiceAccount', ...SA }],
+      },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${P}-tenants-delete` }, rules: [{ apiGroups: [CL], resources: ['tenants'], verbs: ['delete'] }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${P}-tenants-delete` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${P}-tenants-delete` },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: names.mallory }],
       },
     ];
     await serverSideApply(rbac);
@@ -99,10 +125,12 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
     // The install bypasses only system:masters (the `--webhook-bypass-groups` default it renders).
     kc[names.root] = await kubeConfigFor(names.root, ['system:masters']);
 
-    // The people: carol manages ws-a and the base workspace and uses ws-c; dave uses ws-a.
+    // The people: carol manages ws-a and the base workspace and uses ws-c; dave uses ws-a; mike
+    // manages ws-b and uses ws-a.
     for (const t of [
       tenant(names.carol, [{ name: WS_A, role: 'manager' }, { name: UTILITIES, role: 'manager' }, { name: WS_C, role: 'user' }]),
       tenant(names.dave, [{ name: WS_A, role: 'user' }]),
+      tenant(names.mike, [{ name: WS_B, role: 'manager' }, { name: WS_A, role: 'user' }]),
       tenant(names.ada, [{ name: WS_A, role: 'user' }], { publicKeys: ['ssh-ed25519 AAAA old'], lastLogin: iso(Date.now() - 48 * HOUR) }),
       tenant(names.bea, [{ name: WS_A, role: 'user' }]),
     ]) {
@@ -121,6 +149,7 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
       await deleteAll(tenants);
       for (const name of Object.values(names)) await deleteNamespace(`tenant-${name}`);
       await deleteNamespace(config.mydrivePvcsNamespace);
+      await deleteNamespace(SA.namespace);
       await deleteAll(rbac);
       await removeInstall(ctl);
     }
@@ -279,6 +308,67 @@ describe('docs/behaviour.md §6 Tenant admission webhooks of the installed contr
       const recreated = await create(kc[names.carol], tenant(`${P}-svc`, [{ name: WS_C, role: 'manager' }]));
       expect(recreated.code).toBe(403);
       expect((await get(SERVICE_TENANT)).spec.workspaces).toEqual([{ name: UTILITIES, role: 'user' }]);
+    });
+  });
+
+  describe('§6.2 a sample of the decision matrix (test/unit/webhooks/tenant-decision-matrix.test.ts)', () => {
+    const workspacesOf = async (name: string) => (await get(name)).spec.workspaces as Ws[];
+    const withRole = (ws: Ws[], name: string, role: Ws['role']) => ws.map((w) => (w.name === name ? { ...w, role } : w));
+    // eve, a plain user of ws-a, is the target of every change below.
+    beforeAll(async () => {
+      const r = await create(admin(), tenant(names.eve, [{ name: WS_A, role: 'user' }]));
+      expect(r.code, JSON.stringify(r.body)).toBe(201);
+    });
+
+    it('a plain member of the workspace can promote no one to manager there, herself included', async () => {
+      const ws = await workspacesOf(names.eve);
+      const byMember = await patch(kc[names.dave], names.eve, { spec: { workspaces: withRole(ws, WS_A, 'manager') } });
+      expect(byMember.code, JSON.stringify(byMember.body)).toBe(403);
+      expect(byMember.body.message).toBe(deniedBy('validate', notManagerOf(WS_A)));
+      const bySelf = await patch(kc[names.dave], names.dave, { spec: { workspaces: [{ name: WS_A, role: 'manager' }] } });
+      expect(bySelf.code).toBe(403);
+      expect(bySelf.body.message).toBe(deniedBy('validate', DENY_SELF_EDIT));
+      expect(await workspacesOf(names.eve)).toEqual(ws);
+    });
+
+    it('a manager of another workspace cannot promote where she is a plain member, but enrols and removes in her own', async () => {
+      const ws = await workspacesOf(names.eve);
+      const promoted = await patch(kc[names.mike], names.eve, { spec: { workspaces: withRole(ws, WS_A, 'manager') } });
+      expect(promoted.code).toBe(403);
+      expect(promoted.body.message).toBe(deniedBy('validate', notManagerOf(WS_A)));
+      const enrolled = await patch(kc[names.mike], names.eve, { spec: { workspaces: [...ws, { name: WS_B, role: 'user' }] } });
+      expect(enrolled.code, JSON.stringify(enrolled.body)).toBe(200);
+      const removed = await patch(kc[names.mike], names.eve, { spec: { workspaces: ws } });
+      expect(removed.code, JSON.stringify(removed.body)).toBe(200);
+      expect(await workspacesOf(names.eve)).toEqual(ws);
+    });
+
+    it('the workspace\'s manager promotes and demotes', async () => {
+      const ws = await workspacesOf(names.eve);
+      const promoted = await patch(kc[names.carol], names.eve, { spec: { workspaces: withRole(ws, WS_A, 'manager') } });
+      expect(promoted.code, JSON.stringify(promoted.body)).toBe(200);
+      expect((await workspacesOf(names.eve)).find((w) => w.name === WS_A)?.role).toBe('manager');
+      const demoted = await patch(kc[names.carol], names.eve, { spec: { workspaces: ws } });
+      expect(demoted.code, JSON.stringify(demoted.body)).toBe(200);
+      expect(await workspacesOf(names.eve)).toEqual(ws);
+    });
+
+    it('a ServiceAccount is no bypass: it has no Tenant, so even a no-op write is refused', async () => {
+      const token = await rest().request('POST', `/api/v1/namespaces/${SA.namespace}/serviceaccounts/${SA.name}/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
+      });
+      const r = await patch(tokenKubeConfig(token.status.token), names.eve, { metadata: { labels: { team: 'robots' } } });
+      expect(r.code, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.message).toMatch(new RegExp(`^admission webhook "validate.tenant.crownlabs.polito.it" denied the request: ${COULD_NOT_FETCH_TENANT}: `));
+      expect((await get(names.eve)).metadata.labels.team).toBeUndefined();
+    });
+
+    it('a deletion is RBAC\'s alone: the webhooks are not asked, so a requester without a Tenant may delete when RBAC lets her', async () => {
+      const r = await call(kc[names.mallory], 'DELETE', `${TENANTS_PATH}/${names.zed}`);
+      expect(r.code, JSON.stringify(r.body)).toBe(200);
+      const refused = await call(kc[names.carol], 'DELETE', `${TENANTS_PATH}/${names.dave}`);
+      expect(refused.code).toBe(403);
+      expect(refused.body.message).toMatch(/cannot delete resource "tenants"/);
     });
   });
 
