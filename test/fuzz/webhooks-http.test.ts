@@ -3,7 +3,8 @@
 // not a list, objects not Tenants…), random JSON, text, bytes, oversized bodies, odd methods,
 // paths and headers, raw bytes. Every case: an answer (no reset, no hang), never a 5xx nor an
 // admission answer with code 500, an error names the field an edit broke, a patch applies to the
-// object, and the server stays up.
+// object, and the server stays up. An AdmissionReview sent as built (no edit) gets the decision the
+// documented rules give (support/tenant-admission-oracle.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { MUTATE_PATH, startWebhookServer, VALIDATE_PATH, type WebhookServer } fr
 import { makeServingCert } from '../support/tls.ts';
 import { buildBody, buildRequest, describe as shown, fieldNames, httpCase, mayGoUnanswered, type HttpCase } from './support/http-cases.ts';
 import { parserRejection, send, type RawResponse, type Target } from './support/raw-http.ts';
+import { expectedMutation, expectedVerdict, type OracleWorld } from './support/tenant-admission-oracle.ts';
 import { fuzz, runsOf, settings, timeoutOf } from './support/settings.ts';
 
 const FILE = 'test/fuzz/webhooks-http.test.ts';
@@ -52,6 +54,35 @@ const webhookCase: fc.Arbitrary<WebhookCase> = fc.record({
   change: fc.constantFrom('none' as const, 'keys' as const, 'enrol' as const, 'label' as const, 'name' as const),
 });
 
+const USERNAMES = { ada: 'ada', mary: 'mary', bob: 'bob', admin: 'kubernetes-admin' } as const;
+/** The server's configuration, as the oracle reads it. */
+const WORLD: OracleWorld = { targetLabel: { key: K, value: 'prod' }, baseWorkspaces: ['utilities'], bypassGroups: ['system:masters'], bypassUsers: [], tenants: new Map(Object.entries(TENANTS)), now: 0 };
+
+/** What the rules decide for an unedited review of `c` on `route`, against the server's answer; the problems found. */
+function decisionProblems(c: WebhookCase, route: string, sent: { request: { object: Tenant; oldObject?: Tenant } }, response: Record<string, unknown>): string[] {
+  if (c.operation !== 'CREATE' && c.operation !== 'UPDATE') return [];
+  const req = { operation: c.operation as 'CREATE' | 'UPDATE', username: USERNAMES[c.user], groups: c.user === 'admin' ? ['system:masters', 'system:authenticated'] : ['system:authenticated'], object: sent.request.object, oldObject: sent.request.oldObject };
+  const status = (response.status ?? {}) as { code?: number; message?: string };
+  if (route === MUTATE_PATH) {
+    const want = expectedMutation(WORLD, req);
+    if (response.allowed !== true) return [`the mutating hook refused ${c.user}'s ${c.operation} (${status.code} ${status.message}); it refuses only malformed requests`];
+    const patch = typeof response.patch === 'string' ? JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) : [];
+    const stored = fastJsonPatch.applyPatch(structuredClone(sent.request.object), patch, true, false).newDocument;
+    const sorted = (l: Record<string, string> | undefined) => JSON.stringify(Object.entries(l ?? {}).sort());
+    const wrong: string[] = [];
+    if (sorted(stored.metadata.labels) !== sorted(want.labels)) wrong.push(`labels ${JSON.stringify(stored.metadata.labels)}, expected ${JSON.stringify(want.labels)}`);
+    if (JSON.stringify(stored.spec.workspaces ?? []) !== JSON.stringify(want.workspaces)) wrong.push(`workspaces ${JSON.stringify(stored.spec.workspaces)}, expected ${JSON.stringify(want.workspaces)}`);
+    if (JSON.stringify(response.warnings ?? []) !== JSON.stringify(want.warnings)) wrong.push(`warnings ${JSON.stringify(response.warnings)}, expected ${JSON.stringify(want.warnings)}`);
+    return wrong.map((w) => `the mutating hook's answer to ${c.user}'s ${c.operation} (${c.change}): ${w}`);
+  }
+  // The validating hook alone sees the object as sent: no base workspace added.
+  const want = expectedVerdict({ ...WORLD, baseWorkspaces: [] }, req);
+  if (want.allowed) return response.allowed === true ? [] : [`${c.user}'s ${c.operation} (${c.change}) refused with ${status.code} "${status.message}", but the rules allow it`];
+  if (response.allowed === true) return [`${c.user}'s ${c.operation} (${c.change}) allowed, but the rules refuse it (${want.why})`];
+  if (status.code !== want.code || !want.accepts(String(status.message))) return [`${c.user}'s ${c.operation} (${c.change}) refused with ${status.code} "${status.message}", expected ${want.code} for: ${want.why}`];
+  return [];
+}
+
 function review(c: WebhookCase): unknown {
   const old = structuredClone(TENANTS.ada);
   const object = structuredClone(old);
@@ -59,7 +90,7 @@ function review(c: WebhookCase): unknown {
   if (c.change === 'enrol') object.spec.workspaces = [...(object.spec.workspaces ?? []), { name: 'coffee', role: 'manager' }];
   if (c.change === 'label') object.metadata.labels = { [K]: 'other' };
   if (c.change === 'name') object.spec.firstName = 'Eve';
-  const username = c.user === 'admin' ? 'kubernetes-admin' : c.user;
+  const username = USERNAMES[c.user];
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -173,6 +204,10 @@ async function check(c: WebhookCase): Promise<void> {
         if (response.uid !== sent?.request?.uid) wrong.push(`the answer's uid ${JSON.stringify(response.uid)} is not the request's`);
         if (typeof status.code === 'number' && status.code >= 500) wrong.push(`an admission answer with code ${status.code} (internal error): ${String(status.message)}`);
         if (response.allowed !== true && !(typeof status.message === 'string' && status.message)) wrong.push(`a refusal without a message: ${shown(res)}`);
+        // Sent as built: the answer is the documented decision.
+        if (c.http.body.kind === 'template' && !c.http.body.edit && !built.oversized && webhook && read && response.uid === sent?.request?.uid && (route === MUTATE_PATH || route === VALIDATE_PATH)) {
+          wrong.push(...decisionProblems(c, route, sent as { request: { object: Tenant; oldObject?: Tenant } }, response));
+        }
         if (typeof response.patch === 'string') {
           try {
             const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8'));

@@ -30,8 +30,11 @@ export type Verdict = { rule: string } & (
 const SERVICE_TENANT = 'service-tenant';
 const DAY = 24 * 3600_000;
 
+const isBypass = (world: OracleWorld, req: Pick<OracleRequest, 'username' | 'groups'>) => world.bypassUsers.includes(req.username) || req.groups.some((g) => world.bypassGroups.includes(g));
+
 /** The mutating hook's labels, workspaces and warnings (§6.1). */
-function mutated(world: OracleWorld, req: OracleRequest, bypass: boolean) {
+export function expectedMutation(world: OracleWorld, req: OracleRequest): { labels: Record<string, string>; workspaces: TenantWorkspaceEntry[]; warnings: string[] } {
+  const bypass = isBypass(world, req);
   const { key, value } = world.targetLabel;
   const labels = { ...(req.object.metadata.labels ?? {}) };
   const warnings: string[] = [];
@@ -77,8 +80,8 @@ function otherDifferences(a: Tenant['spec'] | undefined, b: Tenant['spec'] | und
 const exactly = (text: string) => (m: string) => m === text;
 
 export function expectedVerdict(world: OracleWorld, req: OracleRequest): Verdict {
-  const bypass = world.bypassUsers.includes(req.username) || req.groups.some((g) => world.bypassGroups.includes(g));
-  const m = mutated(world, req, bypass);
+  const bypass = isBypass(world, req);
+  const m = expectedMutation(world, req);
   if (bypass) return { rule: 'bypass', allowed: true, ...m };
   const next: Tenant['spec'] = { ...req.object.spec, workspaces: m.workspaces };
   // On CREATE the old object is the empty Tenant.
