@@ -17,6 +17,8 @@ export const CI_RUNS = {
   'documents: unknown fields': 150,
   'documents: text edits': 1500,
   'documents: watch mode': 200,
+  'watch: edit sequences': 200,
+  'watch: edit sequences, real process': 5,
   'cli: end to end': 20,
   'user-pods: HTTP': 3500,
   'webhooks: HTTP': 3500,
