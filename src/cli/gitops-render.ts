@@ -94,6 +94,8 @@ export const WRITE_STABLE_MS = 100;
  * before they write it again, and a slow writer may take that long to write its first byte.
  */
 export const EMPTIED_WAIT_MS = 1000;
+/** How often an invalid input is checked for changes no event reported. */
+const RECHECK_MS = 1000;
 
 interface WatchState {
   session: LabSession;
@@ -156,7 +158,19 @@ async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchSt
     log.info(`watch: reloaded the configuration ${opts.config}`);
     return { session: s, config: next, builder: new GitopsTreeBuilder(next), files };
   };
+  // While the input is invalid, the disk is checked every RECHECK_MS (stats only): a watcher misses
+  // some changes (a broken symbolic link removed), and the fix may be one of them.
+  let rechecking: NodeJS.Timeout | undefined;
+  const recheck = () => {
+    clearInterval(rechecking);
+    rechecking = setInterval(() => {
+      if (timer === undefined && !reload && session.diskChanged()) schedule(0);
+    }, RECHECK_MS);
+  };
   const flush = () => {
+    timer = undefined;
+    clearInterval(rechecking);
+    rechecking = undefined;
     const changed = [...pending];
     pending.clear();
     const t0 = performance.now();
@@ -170,13 +184,16 @@ async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchSt
         sets = session.renderedSets().length;
       } else {
         const now = Date.now();
+        const emptied = new Set<string>();
         const update = session.update(changed, {
           emptiedMayApply: (f) => {
+            emptied.add(f);
             if (!emptiedSince.has(f)) emptiedSince.set(f, now);
             return now - emptiedSince.get(f)! >= EMPTIED_WAIT_MS;
           },
         });
-        for (const f of [...emptiedSince.keys()]) if (!update.held.includes(f)) emptiedSince.delete(f);
+        // A file waits once: it is forgotten when it is no longer emptied (written, or its emptying applied).
+        for (const f of [...emptiedSince.keys()]) if (!emptied.has(f) || update.applied) emptiedSince.delete(f);
         if (update.held.length) {
           const wait = Math.min(...update.held.map((f) => emptiedSince.get(f)! + EMPTIED_WAIT_MS - now));
           log.info({ files: update.held }, `watch: ${update.held.join(', ')} became empty; its objects stay ${Math.max(0, wait)} ms more in case it is being written`);
@@ -186,6 +203,7 @@ async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchSt
         printProblems(update.problems);
         if (!update.applied) {
           log.warn('watch: invalid input; the last good tree stays (its files are read again with the next change)');
+          recheck();
           return;
         }
         sets = update.rerendered.length;
@@ -221,6 +239,7 @@ async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchSt
   await new Promise<void>((done) => {
     const stop = () => {
       clearTimeout(timer);
+      clearInterval(rechecking);
       void watcher.close().then(done);
     };
     process.once('SIGINT', stop);

@@ -142,6 +142,17 @@ export class LabSession {
     return { problems: all, applied: true, rerendered: composition.units.map((u) => u.id), held: [] };
   }
 
+  /**
+   * Whether the disk differs from what the session last read: a file added, gone, or with another
+   * stat, or another problem listing the paths (a broken link gone). Reads no file: for a caller that checks now and then, as watchers miss some changes
+   * (a broken symbolic link removed, a linked file outside the watched folders).
+   */
+  diskChanged(): boolean {
+    const { files, problems } = expandInputPaths(this.paths);
+    if (files.length !== this.files.size || JSON.stringify(problems) !== JSON.stringify(this.expandProblems)) return true;
+    return files.some((f) => this.files.get(f)?.stamp !== stampOf(f));
+  }
+
   /** Files read since the sets were last rendered whose content the sets do not reflect yet. */
   pendingFiles(): string[] {
     return [...new Set([...this.files.keys(), ...this.rendered.keys()])].filter((f) => this.files.get(f) !== this.rendered.get(f));

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../support/lab.ts';
 import { fuzz, runsOf, settings, timeoutOf } from './support/settings.ts';
-import { opSequence, runInProcess } from './support/watch-model.ts';
+import { CONFIG } from '../support/cli.ts';
+import { opSequence, runInProcess, runThroughProcess } from './support/watch-model.ts';
 
 const FILE = 'test/fuzz/watch-model.test.ts';
 const config = testConfig({ gitopsSecretMode: 'existing', gitopsRepoUrl: 'https://git.example/lab.git' });
@@ -19,5 +20,12 @@ describe('fuzz: gitops --watch mirrors the disk', () => {
     const { runs } = await fuzz('watch: edit sequences', FILE, opSequence, async (ops) => runInProcess(ops, config, mkdtempSync(join(tmpdir(), 'watch-model-'))));
     console.log(`watch: edit sequences: ${runs} sequences in ${Date.now() - t0} ms`);
     if (!settings.path) expect(runs).toBe(runsOf('watch: edit sequences'));
+  });
+
+  it('watch: edit sequences, real process', { timeout: timeoutOf('watch: edit sequences, real process', 120_000) }, async () => {
+    const t0 = Date.now();
+    const { runs } = await fuzz('watch: edit sequences, real process', FILE, opSequence, (ops) => runThroughProcess(ops, CONFIG, mkdtempSync(join(tmpdir(), 'watch-process-'))));
+    console.log(`watch: edit sequences, real process: ${runs} sequences in ${Date.now() - t0} ms`);
+    if (!settings.path) expect(runs).toBe(runsOf('watch: edit sequences, real process'));
   });
 });

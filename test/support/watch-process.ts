@@ -12,7 +12,7 @@ export interface WatchProcess {
   /** How many `watch:` records it logged so far: pass it to settled() before a change. */
   records(): number;
   /** Resolves once a `watch:` record came after `since` and nothing more for `quietMs`, and it is not waiting on an emptied file. */
-  settled(since: number, quietMs?: number): Promise<void>;
+  settled(since: number, quietMs?: number, timeoutMs?: number): Promise<void>;
   waitFor(re: RegExp): Promise<void>;
   stop(): Promise<void>;
 }
@@ -38,13 +38,13 @@ export function watchProcess(args: string[], opts: { cwd?: string; timeoutMs?: n
     }
   });
   const done = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
-  const poll = (ready: () => boolean, what: string) =>
+  const poll = (ready: () => boolean, what: string, limit = timeoutMs) =>
     new Promise<void>((resolve, reject) => {
       const t0 = Date.now();
       const tick = () => {
         if (ready()) return resolve();
         if (exited) return reject(new Error(`gitops --watch exited while waiting for ${what}; stderr:\n${stderr}`));
-        if (Date.now() - t0 > timeoutMs) return reject(new Error(`timeout waiting for ${what}; stderr:\n${stderr.slice(-4000)}`));
+        if (Date.now() - t0 > limit) return reject(new Error(`timeout waiting for ${what}; stderr:\n${stderr.slice(-4000)}`));
         setTimeout(tick, 20);
       };
       tick();
@@ -52,7 +52,7 @@ export function watchProcess(args: string[], opts: { cwd?: string; timeoutMs?: n
   return {
     stderr: () => stderr,
     records: () => messages.length,
-    settled: (since, quietMs = 400) => poll(() => messages.length > since && Date.now() - lastOutput >= quietMs && !/became empty/.test(messages.at(-1)!), `a watch update after record ${since}`),
+    settled: (since, quietMs = 400, limit = timeoutMs) => poll(() => messages.length > since && Date.now() - lastOutput >= quietMs && !/became empty/.test(messages.at(-1)!), `a watch update after record ${since}`, limit),
     waitFor: (re) => poll(() => re.test(stderr), String(re)),
     stop: async () => {
       if (!exited) child.kill('SIGTERM');

@@ -16,6 +16,9 @@ import { instanceNameProblems } from '../../../src/model/instance-names.ts';
 import { tenantNamespaceName } from '../../../src/model/naming.ts';
 import { gitopsFiles, GitopsTreeBuilder } from '../../../src/sinks/gitops.ts';
 import { generateLab } from '../../support/generate-lab.ts';
+import { folderFiles, watchProcess } from '../../support/watch-process.ts';
+import { loadConfig } from '../../../src/config/config.ts';
+import { withMarker } from '../../../src/sinks/atomic-tree.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
@@ -60,6 +63,8 @@ export interface Step {
   events: string[];
   /** The edit, for the failure message. */
   what: string;
+  /** The step's change when it is not made by `apply` itself (the delete of a copy-then-delete comes later). */
+  run?: () => void;
 }
 
 /**
@@ -101,7 +106,12 @@ export class LabOnDisk {
   /** Applies one op (a batch: all of them) to the disk; copy-then-delete is two steps. */
   apply(op: Op): Step[] {
     if (op.op === 'batch') {
-      const steps = op.ops.flatMap((o) => this.apply(o));
+      // One debounce window: every part made now.
+      const steps = op.ops.flatMap((o) => {
+        const parts = this.apply(o);
+        for (const s of parts) s.run?.();
+        return parts;
+      });
       return steps.length ? [{ events: [...new Set(steps.flatMap((s) => s.events))], what: `batch(${steps.map((s) => s.what).join('; ')})` }] : [];
     }
     const rels = [...this.files.keys()].sort();
@@ -195,10 +205,11 @@ export class LabOnDisk {
         }
         cpSync(path(rel), path(to));
         this.files.set(to, structuredClone(m));
-        const copied = one(`copy ${rel} to ${to}`, to);
-        rmSync(path(rel));
-        this.files.delete(rel);
-        return [...copied, ...one(`then delete ${rel}`, rel)];
+        const run = () => {
+          rmSync(path(rel));
+          this.files.delete(rel);
+        };
+        return [...one(`copy ${rel} to ${to}`, to), { ...one(`then delete ${rel}`, rel)[0], run }];
       }
       case 'symlink': {
         const to = this.elsewhere(rel, op.to, 'link-');
@@ -310,6 +321,7 @@ export function runInProcess(ops: readonly Op[], config: ComposerConfig, scratch
     const done: string[] = [];
     for (const op of ops) {
       for (const step of lab.apply(op)) {
+        step.run?.();
         done.push(step.what);
         const update = session.update(step.events, { emptiedMayApply: () => true });
         const tree = builder.files(session.renderedSets());
@@ -331,6 +343,46 @@ export function runInProcess(ops: readonly Op[], config: ComposerConfig, scratch
       }
     }
   } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A sequence through the real `gitops --watch` process and its file watcher: after each step and
+ * a quiet period, the output folder must hold the fresh render of the disk (with its marker), or
+ * the last good tree when the disk is invalid. An edit no event names (a linked file outside the
+ * watched folder) is checked only if the watcher reported it.
+ */
+export async function runThroughProcess(ops: readonly Op[], configFile: string, scratch: string): Promise<void> {
+  const config = loadConfig({ file: configFile }).config;
+  const root = join(scratch, 'lab');
+  const out = join(scratch, 'gitops');
+  const lab = new LabOnDisk(root, join(scratch, 'outside'));
+  const w = watchProcess(['-f', root, '--config', configFile, '-o', out, '--debounce', '50']);
+  try {
+    await w.waitFor(/watching/);
+    let good = folderFiles(out);
+    const done: string[] = [];
+    for (const op of ops) {
+      for (const step of lab.apply(op)) {
+        const n = w.records();
+        step.run?.();
+        done.push(step.what);
+        const fail = (what: string) => {
+          throw new Error(`after step ${done.length} (${step.what}): ${what}\nsteps:\n${done.map((s, i) => `  ${i + 1}. ${s}`).join('\n')}\nstderr (end):\n${w.stderr().slice(-3000)}`);
+        };
+        if (step.events.length === 0) {
+          if (!(await w.settled(n, 300, 1500).then(() => true, () => false))) continue;
+        } else await w.settled(n, 300).catch((e: Error) => fail(e.message));
+        const expected = freshRender(root, config);
+        const tree = folderFiles(out);
+        const d = treeDifference(tree, expected ? withMarker(expected) : good);
+        if (d) fail(expected ? `the output folder is not a fresh render of the disk: ${d}` : `the disk is invalid but the folder is not the last good tree: ${d}`);
+        good = tree;
+      }
+    }
+  } finally {
+    await w.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,6 @@
 // The real `gitops --watch` process and file watcher: after each change the output folder is what a
 // fresh `crownlabs gitops` of the same inputs writes (`diff -r`), or the last good tree.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +102,28 @@ describe('gitops --watch mirrors the disk', () => {
       writeFileSync(config, text);
       await w.settled(n);
       expect(folderFiles(out)).toEqual(freshTree(l, config));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('a change no event reports (a broken symbolic link removed) is read while the input is invalid', async () => {
+    const { dir, lab: l, out } = lab();
+    const target = join(dir, 'extra.yaml');
+    writeFileSync(target, readFileSync(join(l, 'workspaces.yaml'), 'utf8').replace(/name: (tea|coffee)\n/g, 'name: $1-extra\n'));
+    symlinkSync(target, join(l, 'b', 'extra.yaml'));
+    const w = watchProcess(['-f', l, '--config', CONFIG, '-o', out, '--debounce', '50']);
+    try {
+      await w.waitFor(/watching/);
+      let n = w.records();
+      rmSync(target);
+      await w.settled(n);
+      expect(w.stderr()).toMatch(/extra\.yaml: error: broken symbolic link/);
+      n = w.records();
+      // The watcher stopped following the link when its target went: no event for this.
+      rmSync(join(l, 'b', 'extra.yaml'));
+      await w.settled(n);
+      expect(folderFiles(out)).toEqual(freshTree(l, CONFIG));
     } finally {
       await w.stop();
     }
