@@ -202,7 +202,7 @@ async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchSt
         }
         printProblems(update.problems);
         if (!update.applied) {
-          log.warn('watch: invalid input; the last good tree stays (its files are read again with the next change)');
+          log.warn({ pending: session.pendingFiles() }, 'watch: invalid input; the last good tree stays (its files are read again with the next change)');
           recheck();
           return;
         }

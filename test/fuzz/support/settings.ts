@@ -1,4 +1,4 @@
-// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~10,400 cases in all; `npm run fuzz`
+// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~10,600 cases in all; `npm run fuzz`
 // sets a random seed and a larger budget through the environment:
 //   FUZZ_SEED             base seed (a number; "random" picks one); default: CI_SEED
 //   FUZZ_RUNS             cases over all properties, shared as CI_RUNS shares them; default: their sum
