@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import chokidar from 'chokidar';
 import { loadInventory } from '../inputs/load.ts';
-import { formatProblem, type Problem } from '../inputs/problems.ts';
+import { formatProblem, hasErrors, type Problem } from '../inputs/problems.ts';
 import { ParseCache } from '../cache/parse-cache.ts';
 import { contentDigest, RenderCache, isApplicationFiles, isGitopsEntry, type GitopsEntry } from '../cache/render-cache.ts';
 import { composeReusing, type ReusedSet as ReusedSetOf } from '../cache/reuse.ts';
@@ -24,6 +24,8 @@ import { LabSession } from '../compose/incremental.ts';
 import { commandLogger } from './log.ts';
 import { EXIT_INPUT, EXIT_OK, reportOutputError, reportProblems, writeStdout } from './report.ts';
 import { stdinIfNamed } from './stdin.ts';
+import { configFromOptions } from './options.ts';
+import { gitopsConfigProblems } from '../sinks/gitops-config.ts';
 import { changeCount, DEFAULT_DIFF_LIMITS, statusLines, treeChanges, treeDiff } from './tree-diff.ts';
 
 /** Names of the stale files printed beside the diff; the rest are counted. */
@@ -82,30 +84,129 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
   // Argo CD does not sync root/ (the project would widen itself): whoever runs gitops applies it.
   if (projectChange) process.stderr.write(`note: the AppProject ${projectChange} (the namespaces and kinds the tree deploys) is new or changed: Argo CD does not sync it; review it and apply it, e.g. kubectl apply -f ${join(opts.output, projectChange)}\n`);
   if (!opts.watch) return EXIT_OK;
+  return watchInputs(opts, inputs, { session, config, builder, files });
+}
 
-  // Watch mode: debounce changes, re-render the affected sets, rewrite only the files that changed.
+/** How long a file's size must stay the same before its change is read (a write in progress is not). */
+export const WRITE_STABLE_MS = 100;
+/**
+ * How long a file that became empty keeps its objects in the tree: `>` and editors truncate a file
+ * before they write it again, and a slow writer may take that long to write its first byte.
+ */
+export const EMPTIED_WAIT_MS = 1000;
+/** How often an invalid input is checked for changes no event reported. */
+const RECHECK_MS = 1000;
+
+interface WatchState {
+  session: LabSession;
+  config: ComposerConfig;
+  builder: GitopsTreeBuilder;
+  /** The tree in the output folder. */
+  files: Map<string, TreeContent>;
+}
+
+/**
+ * Watch mode: debounce changes, re-render from the disk as it is, rewrite only the files that
+ * changed. The tree changes only when the whole input (and the configuration) is valid; a failed
+ * update keeps the last good tree and its files pending (LabSession), so any later event renders
+ * them as they are then. An edit of --config reloads it and renders everything again.
+ */
+async function watchInputs(opts: GitopsOptions, inputs: string[], start: WatchState): Promise<number> {
+  let { session, config, builder, files } = start;
+  const out = resolve(opts.output);
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
+  const configFile = typeof opts.config === 'string' ? resolve(opts.config) : undefined;
+  // Set when --config changed, until a load with it succeeds.
+  let reload = false;
   // Read what a one-shot run reads: no dot entries (among them the output's own staging folders,
   // `.<dir>.new-…`) and no folder crownlabs wrote.
-  const explicit = new Set(opts.file.flatMap((f) => [f, resolve(f)]));
+  const explicit = new Set([...opts.file, ...(configFile ? [configFile] : [])].flatMap((f) => [f, resolve(f)]));
   const ignored = (p: string) => !explicit.has(p) && (basename(p).startsWith('.') || isOutputFolder(p));
-  const watcher = chokidar.watch(opts.file, { ignoreInitial: true, awaitWriteFinish: false, ignored });
+  // A change is passed on once the file's size has been stable for WRITE_STABLE_MS (chokidar polls it).
+  const watcher = chokidar.watch([...opts.file, ...(configFile ? [configFile] : [])], { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: WRITE_STABLE_MS, pollInterval: 25 }, ignored });
   // After a failed write the folder may not hold `files`: the next write is a full one.
   let full = false;
+  // When each file held now was first seen emptied (EMPTIED_WAIT_MS).
+  const emptiedSince = new Map<string, number>();
   // Its status lines are log records, as every long-running command's (JSON, or one line on a
   // terminal); input problems keep the CLI's file:line format, as in a one-shot run.
   const log = commandLogger('gitops');
+  const printProblems = (problems: readonly Problem[]) => {
+    for (const p of problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
+  };
+  const schedule = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(flush, ms);
+  };
+  /** A new session of the input with the configuration as it is now, or undefined (reported) when either is invalid. */
+  const reloaded = (): WatchState | undefined => {
+    const { config: next, problems: loaded } = configFromOptions(opts);
+    const problems = [...loaded, ...(hasErrors(loaded) ? [] : gitopsConfigProblems(next))];
+    printProblems(problems);
+    if (hasErrors(problems)) {
+      log.warn(`watch: the configuration ${opts.config} is invalid; the last good tree stays`);
+      return undefined;
+    }
+    const s = new LabSession(opts.file, next, process.cwd(), { secretValues: false });
+    const r = s.load();
+    printProblems(r.problems);
+    if (!r.applied) {
+      log.warn('watch: invalid input; the last good tree stays (its files are read again with the next change)');
+      return undefined;
+    }
+    log.info(`watch: reloaded the configuration ${opts.config}`);
+    return { session: s, config: next, builder: new GitopsTreeBuilder(next), files };
+  };
+  // While the input is invalid, the disk is checked every RECHECK_MS (stats only): a watcher misses
+  // some changes (a broken symbolic link removed), and the fix may be one of them.
+  let rechecking: NodeJS.Timeout | undefined;
+  const recheck = () => {
+    clearInterval(rechecking);
+    rechecking = setInterval(() => {
+      if (timer === undefined && !reload && session.diskChanged()) schedule(0);
+    }, RECHECK_MS);
+  };
   const flush = () => {
+    timer = undefined;
+    clearInterval(rechecking);
+    rechecking = undefined;
     const changed = [...pending];
     pending.clear();
     const t0 = performance.now();
     try {
-      const update = session.update(changed);
-      for (const p of update.problems) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
-      if (!update.applied) {
-        log.warn('watch: invalid input; the last good tree stays');
-        return;
+      let sets: number;
+      if (reload) {
+        const next = reloaded();
+        if (!next) return;
+        ({ session, config, builder } = next);
+        reload = false;
+        sets = session.renderedSets().length;
+      } else {
+        const now = Date.now();
+        const emptied = new Set<string>();
+        const update = session.update(changed, {
+          emptiedMayApply: (f) => {
+            emptied.add(f);
+            if (!emptiedSince.has(f)) emptiedSince.set(f, now);
+            return now - emptiedSince.get(f)! >= EMPTIED_WAIT_MS;
+          },
+        });
+        // A file waits once: it is forgotten when it is no longer emptied (written, or its emptying applied).
+        for (const f of [...emptiedSince.keys()]) if (!emptied.has(f) || update.applied) emptiedSince.delete(f);
+        if (update.held.length) {
+          const wait = Math.min(...update.held.map((f) => emptiedSince.get(f)! + EMPTIED_WAIT_MS - now));
+          log.info({ files: update.held }, `watch: ${update.held.join(', ')} became empty; its objects stay ${Math.max(0, wait)} ms more in case it is being written`);
+          schedule(Math.max(0, wait));
+          return;
+        }
+        printProblems(update.problems);
+        if (!update.applied) {
+          log.warn({ pending: session.pendingFiles() }, 'watch: invalid input; the last good tree stays (its files are read again with the next change)');
+          recheck();
+          return;
+        }
+        sets = update.rerendered.length;
       }
       const next = withSealedValues(config, out, builder.files(session.renderedSets())).files;
       session.releaseObjects();
@@ -117,7 +218,7 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
       files = next;
       full = false;
       const ms = Math.round(performance.now() - t0);
-      log.info({ sets: update.rerendered.length, files: written, ms }, `watch: ${update.rerendered.length} set(s) re-rendered, ${written} file(s) changed in ${ms} ms`);
+      log.info({ sets, files: written, ms }, `watch: ${sets} set(s) re-rendered, ${written} file(s) changed in ${ms} ms`);
     } catch (err) {
       // Keep watching: the folder keeps its last complete tree (a crash-safe write), the next change retries.
       full = true;
@@ -127,16 +228,18 @@ export async function renderGitops(opts: GitopsOptions, rerun: string, config: C
     }
   };
   const onChange = (path: string) => {
-    if (!/\.(ya?ml|json)$/.test(path)) return;
-    pending.add(path);
-    clearTimeout(timer);
-    timer = setTimeout(flush, Number(opts.debounce));
+    if (configFile !== undefined && resolve(path) === configFile) reload = true;
+    else if (!/\.(ya?ml|json)$/.test(path)) return;
+    else pending.add(path);
+    schedule(Number(opts.debounce));
   };
   watcher.on('add', onChange).on('change', onChange).on('unlink', onChange);
   await new Promise<void>((ready) => watcher.once('ready', () => ready()));
-  log.info({ inputs: opts.file }, `watching ${opts.file.join(', ')} (Ctrl-C to stop)`);
+  log.info({ inputs: opts.file }, `watching ${[...opts.file, ...(configFile ? [opts.config as string] : [])].join(', ')} (Ctrl-C to stop)`);
   await new Promise<void>((done) => {
     const stop = () => {
+      clearTimeout(timer);
+      clearInterval(rechecking);
       void watcher.close().then(done);
     };
     process.once('SIGINT', stop);

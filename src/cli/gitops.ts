@@ -19,7 +19,7 @@ export function registerGitops(program: Command): void {
     .option('-o, --output <dir>', 'output folder, written crash-safely: missing, empty, or written by crownlabs before (see docs/cli.md)', 'gitops')
     .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
     .option('--full-diff', 'with --check: print the whole diff of every stale file')
-    .option('--watch', 'keep running: re-render what an input change affects')
+    .option('--watch', 'keep running: after each change of the input or --config the tree is a fresh render of the disk; while any file is invalid the last good tree stays (see docs/gitops.md)')
     .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
     .option('-q, --quiet', 'do not print warnings')
     .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');

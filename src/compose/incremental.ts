@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Inventory } from '../inputs/inventory.ts';
 import { inventoryFromInput } from '../inputs/load.ts';
@@ -14,8 +15,8 @@ import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, ty
 interface FileState {
   objects: SourcedObject[];
   problems: Problem[];
-  /** The file is not there (removed while watching). */
-  missing?: true;
+  /** Its stat when read (inode, size, mtime, ctime): a file whose stat changed is read again. */
+  stamp: string;
 }
 
 export interface UpdateResult {
@@ -24,6 +25,19 @@ export interface UpdateResult {
   applied: boolean;
   /** Resource sets re-rendered (ids). */
   rerendered: string[];
+  /**
+   * Files that hold no object any more though their last rendered version did, not yet taken as
+   * emptied (`update`'s `emptiedMayApply`): nothing was applied, no error; a later update decides.
+   */
+  held: string[];
+}
+
+export interface UpdateOptions {
+  /**
+   * Whether a file that became empty (no object) may drop its objects now. A file is truncated
+   * before it is written again: until the caller says so, such an update waits (`held`).
+   */
+  emptiedMayApply?: (file: string) => boolean;
 }
 
 /**
@@ -32,9 +46,18 @@ export interface UpdateResult {
  * (`RenderUnit.dependsOn`, in a DependencyIndex) it touches (an edited Template re-renders the
  * Instances that use it, a Tenant that becomes a workspace manager the Instances of that
  * workspace); an invalid edit keeps the last good sets.
+ *
+ * The session mirrors the disk: `files` is what each input file held when last read, whether or not
+ * the render of it succeeded; `rendered` what the sets were rendered from. Every update renders the
+ * whole disk state (incrementally: from the files that differ from `rendered`), so a file whose
+ * update failed stays pending and counts again with the next update, whichever file it is for.
  */
 export class LabSession {
-  private readonly files = new Map<string, FileState>();
+  /** Each input file as last read from disk (a file gone from disk is gone from here). */
+  private files = new Map<string, FileState>();
+  /** Each input file as the current sets were rendered from it. */
+  private rendered = new Map<string, FileState>();
+  private expandProblems: Problem[] = [];
   private sets = new Map<string, RenderedSet>();
   /** Input key → ids of the sets whose composition looked it up. */
   private readonly dependencies = new DependencyIndex();
@@ -49,62 +72,54 @@ export class LabSession {
 
   /** Reads everything and renders every set. */
   load(onProgress?: (done: number, total: number) => void): UpdateResult {
-    const { files, problems } = expandInputPaths(this.paths);
-    for (const f of files) {
-      const state = this.readFile(f);
-      if (state) this.files.set(f, state);
-    }
-    const inventory = this.inventoryOrProblems(problems);
-    if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [] };
+    this.readDisk(new Set(), true);
+    const inventory = this.inventoryOrProblems();
+    if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [], held: [] };
     const composition = compose(inventory.inventory, this.config, this.composeOptions);
     const all = [...inventory.problems, ...composition.problems];
-    if (hasErrors(all)) return { problems: all, applied: false, rerendered: [] };
+    if (hasErrors(all)) return { problems: all, applied: false, rerendered: [], held: [] };
     const sets = new Map<string, RenderedSet>();
     composition.units.forEach((unit, i) => {
       sets.set(unit.id, { unit, objects: renderUnit(unit) });
       onProgress?.(i + 1, composition.units.length);
     });
     const checked = this.checkSets(sets.values(), inventory.inventory);
-    if (hasErrors(checked)) return { problems: [...all, ...checked], applied: false, rerendered: [] };
+    if (hasErrors(checked)) return { problems: [...all, ...checked], applied: false, rerendered: [], held: [] };
     this.replaceSets(sets);
-    return { problems: all, applied: true, rerendered: [...sets.keys()] };
+    this.rendered = new Map(this.files);
+    return { problems: all, applied: true, rerendered: [...sets.keys()], held: [] };
   }
 
-  /** Applies changed, added or removed files. */
-  update(changedFiles: readonly string[]): UpdateResult {
-    const previous = new Map<string, FileState>();
+  /**
+   * Brings the session to the disk as it is now: `changedFiles` (the watcher's events), every file
+   * pending since a failed update, and any file whose stat changed are read again; the input paths
+   * are listed again (a file gone, added, or reached through a symbolic link counts as a one-shot
+   * run counts it). When the whole input is valid the sets become those of a fresh render of it;
+   * otherwise they stay as they were and the files stay pending.
+   */
+  update(changedFiles: readonly string[], options: UpdateOptions = {}): UpdateResult {
+    this.readDisk(new Set(changedFiles), false);
     const changedKeys = new Set<string>();
     const touchedKeys = new Set<string>();
-    for (const f of changedFiles) {
-      const before = this.files.get(f);
-      if (before) previous.set(f, before);
-      const after = this.readFile(f);
-      if (after) this.files.set(f, after);
-      else this.files.delete(f);
+    const emptied: string[] = [];
+    for (const f of new Set([...this.files.keys(), ...this.rendered.keys()])) {
+      const before = this.rendered.get(f);
+      const after = this.files.get(f);
+      if (before === after) continue;
+      if (after && before && after.objects.length === 0 && after.problems.length === 0 && before.objects.length > 0) emptied.push(f);
       diffKeys(before?.objects ?? [], after?.objects ?? [], changedKeys, touchedKeys);
     }
-    const inventory = this.inventoryOrProblems([]);
-    const rollback = () => {
-      for (const f of changedFiles) {
-        const before = previous.get(f);
-        if (before) this.files.set(f, before);
-        else this.files.delete(f);
-      }
-    };
-    if (!inventory.ok) {
-      rollback();
-      return { problems: inventory.problems, applied: false, rerendered: [] };
-    }
+    const held = emptied.filter((f) => !(options.emptiedMayApply?.(f) ?? true));
+    if (held.length) return { problems: [], applied: false, rerendered: [], held };
+    const inventory = this.inventoryOrProblems();
+    if (!inventory.ok) return { problems: inventory.problems, applied: false, rerendered: [], held: [] };
     // The parents whose sets may change: those edited, and those whose sets depend on an edited key.
     const affectedIds = this.dependencies.dependentsOf(touchedKeys);
     const affectedParents = new Set<string>([...changedKeys]);
     for (const id of affectedIds) affectedParents.add(parentKey(this.sets.get(id)!.unit.parent));
     const composition = compose(inventory.inventory, this.config, { ...this.composeOptions, only: (p) => affectedParents.has(parentKey(p)) });
     const all = [...inventory.problems, ...composition.problems];
-    if (hasErrors(all)) {
-      rollback();
-      return { problems: all, applied: false, rerendered: [] };
-    }
+    if (hasErrors(all)) return { problems: all, applied: false, rerendered: [], held: [] };
     // Sets re-rendered keep their place; the order is rebuilt only when sets come or go.
     const rendered = new Map(composition.units.map((unit) => [unit.id, { unit, objects: renderUnit(unit) }]));
     // Every set depends on its own parent's key, so the affected ids are all the sets that may go.
@@ -113,10 +128,7 @@ export class LabSession {
     // The sets after this update, checked before any of them replaces the last good ones.
     const after = [...this.sets.values()].filter((s) => !affectedIds.has(s.unit.id) && !rendered.has(s.unit.id));
     const checked = this.checkSets([...after, ...rendered.values()], inventory.inventory);
-    if (hasErrors(checked)) {
-      rollback();
-      return { problems: [...all, ...checked], applied: false, rerendered: [] };
-    }
+    if (hasErrors(checked)) return { problems: [...all, ...checked], applied: false, rerendered: [], held: [] };
     for (const id of gone) this.unindex(this.sets.get(id)!);
     for (const id of rendered.keys()) if (this.sets.has(id)) this.unindex(this.sets.get(id)!);
     if (gone.length || added.length) {
@@ -126,7 +138,24 @@ export class LabSession {
       this.sets = new Map([...next.values()].sort((a, b) => compareUnits(a.unit, b.unit)).map((set) => [set.unit.id, set]));
     } else for (const [id, set] of rendered) this.sets.set(id, set);
     for (const set of rendered.values()) this.index(set);
-    return { problems: all, applied: true, rerendered: composition.units.map((u) => u.id) };
+    this.rendered = new Map(this.files);
+    return { problems: all, applied: true, rerendered: composition.units.map((u) => u.id), held: [] };
+  }
+
+  /**
+   * Whether the disk differs from what the session last read: a file added, gone, or with another
+   * stat, or another problem listing the paths (a broken link gone). Reads no file: for a caller that checks now and then, as watchers miss some changes
+   * (a broken symbolic link removed, a linked file outside the watched folders).
+   */
+  diskChanged(): boolean {
+    const { files, problems } = expandInputPaths(this.paths);
+    if (files.length !== this.files.size || JSON.stringify(problems) !== JSON.stringify(this.expandProblems)) return true;
+    return files.some((f) => this.files.get(f)?.stamp !== stampOf(f));
+  }
+
+  /** Files read since the sets were last rendered whose content the sets do not reflect yet. */
+  pendingFiles(): string[] {
+    return [...new Set([...this.files.keys(), ...this.rendered.keys()])].filter((f) => this.files.get(f) !== this.rendered.get(f));
   }
 
   /** The rendered sets, in composition order. */
@@ -178,18 +207,33 @@ export class LabSession {
   }
 
   /**
-   * A file's objects and problems, or undefined when it is gone. Only a missing file is gone: one that
-   * cannot be read or parsed is an error, so the last good sets stay (a typo must not delete a tenant).
-   * The same reader as one-shot runs: regular files only, size cap, alias cap.
+   * Lists the input paths as a one-shot run does and reads what may have changed: every file with
+   * `all`, else those named, those pending (read, not rendered), new ones and those whose stat
+   * changed. A file that is no longer listed is gone. One that cannot be read or parsed is an error
+   * (its problems), not a removal, so the last good sets stay (a typo must not delete a tenant).
    */
-  private readFile(file: string): FileState | undefined {
-    const state: FileState = parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
-    return state.missing ? undefined : state;
+  private readDisk(named: ReadonlySet<string>, all: boolean): void {
+    const { files, problems } = expandInputPaths(this.paths);
+    this.expandProblems = problems;
+    const next = new Map<string, FileState>();
+    for (const f of files) {
+      const known = this.files.get(f);
+      const stamp = stampOf(f);
+      const reread = all || !known || named.has(f) || known !== this.rendered.get(f) || known.stamp !== stamp;
+      next.set(f, reread ? this.readFile(f, stamp) : known);
+    }
+    this.files = next;
   }
 
-  private inventoryOrProblems(extra: Problem[]): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {
+  /** The same reader as one-shot runs: regular files only, size cap, alias cap. */
+  private readFile(file: string, stamp: string): FileState {
+    const { objects, problems } = parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
+    return { objects, problems, stamp };
+  }
+
+  private inventoryOrProblems(): { ok: true; inventory: Inventory; problems: Problem[] } | { ok: false; problems: Problem[] } {
     const objects: SourcedObject[] = [];
-    const read = [...extra];
+    const read = [...this.expandProblems];
     for (const state of this.files.values()) {
       objects.push(...state.objects);
       read.push(...state.problems);
@@ -198,6 +242,16 @@ export class LabSession {
     const { inventory } = loaded;
     const problems = [...loaded.problems, ...instanceNameProblems(inventory)];
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
+  }
+}
+
+/** What tells a file changed without an event: inode, size, mtime and ctime (ns); empty if it cannot be stat'ed. */
+function stampOf(file: string): string {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return '';
   }
 }
 

@@ -1,4 +1,4 @@
-// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~11,900 cases in all; `npm run fuzz`
+// The fuzz budget and seed. CI (`npm test`) runs a fixed seed and ~12,100 cases in all; `npm run fuzz`
 // sets a random seed and a larger budget through the environment:
 //   FUZZ_SEED             base seed (a number; "random" picks one); default: CI_SEED
 //   FUZZ_RUNS             cases over all properties, shared as CI_RUNS shares them; default: their sum
@@ -17,6 +17,8 @@ export const CI_RUNS = {
   'documents: unknown fields': 150,
   'documents: text edits': 1500,
   'documents: watch mode': 200,
+  'watch: edit sequences': 200,
+  'watch: edit sequences, real process': 5,
   'cli: end to end': 20,
   'user-pods: HTTP': 3500,
   'webhooks: HTTP': 3500,
