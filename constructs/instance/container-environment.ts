@@ -33,7 +33,7 @@ export interface ContainerEnvironmentProps {
  * A Container (VNC desktop: websockify + Xvnc + app) or Standalone (the app serves its own web UI)
  * environment (docs/behaviour.md §7.5): the PVC of a persistent one and the Deployment, with 1 replica
  * while the plan's workload runs, else 0 (a stopped ephemeral one runs on under
- * `stoppedEphemeral: keep-running`, docs/behaviour.md Decision 4).
+ * `stoppedEphemeral: keep-running`, docs/behaviour.md Decision 9).
  */
 export class ContainerEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: ContainerEnvironmentProps) {

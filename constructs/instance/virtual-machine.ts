@@ -38,7 +38,7 @@ export interface VirtualMachineEnvironmentProps {
  * VirtualMachine whose root disk is a DataVolume (registry or http import) and which `running`
  * starts and stops; an ephemeral one is a bare VirtualMachineInstance with a containerDisk,
  * rendered while the plan's workload runs (a stopped one runs on under `stoppedEphemeral:
- * keep-running`, docs/behaviour.md Decision 4).
+ * keep-running`, docs/behaviour.md Decision 9).
  */
 export class VirtualMachineEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: VirtualMachineEnvironmentProps) {

@@ -4,7 +4,7 @@
  * was stopped (upstream never deletes it) carries none of our labels, so the prune does not see
  * it: these are those VMIs, named as the environment's and controlled by the Instance (its UID),
  * which the Instance reconciler deletes too, and `crownlabs diff` lists as prunes
- * (docs/behaviour.md Decision 4).
+ * (docs/behaviour.md Decision 9).
  */
 import type { Caches } from './caches.ts';
 import type { CachedObject } from '../kube/informer.ts';

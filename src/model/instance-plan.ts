@@ -35,7 +35,7 @@ export interface EnvironmentPlan {
   /**
    * The workload runs: the Deployment has 1 replica, an ephemeral VMI is rendered. True while the
    * Instance runs, and for a stopped ephemeral one under `stoppedEphemeral: keep-running` (upstream
-   * keeps it running to avoid data loss, docs/behaviour.md Decision 4). A persistent VM follows `running`.
+   * keeps it running to avoid data loss, docs/behaviour.md Decision 9). A persistent VM follows `running`.
    */
   workloadRunning: boolean;
   servicePorts: ServicePort[];
