@@ -307,7 +307,7 @@ describe('crownlabs diff and the controller: stopped ephemeral Instances the Go 
     await cleanupLab(l);
   });
 
-  it('keep-running (default): predicts no scale down and no DANGER, and lists the frozen-template write on each Instance', async () => {
+  it('keep-running (default): predicts no scale down and no DANGER, and lists the frozen-template write on each Instance and the finalizer and label writes on Tenants and Workspaces', async () => {
     const r = diff();
     expect(r.code).toBe(1);
     const desk = block(r.stderr, `Deployment/${l.tenantNs}/desk-1`);
@@ -324,6 +324,14 @@ describe('crownlabs diff and the controller: stopped ephemeral Instances the Go 
     expect(summary(r.stderr)).toMatch(/^crownlabs diff: \d+ changed \(.*2 Instance.*\), \d+ created \(.*\), 0 pruned; 0 dangerous, 2 taken over, 0 errors$/);
     // A dry run: the Instance is as it was.
     expect((await getObject<any>(instanceRef('desk-1'))).metadata.annotations?.['composer.crownlabs.polito.it/template-spec']).toBeUndefined();
+    // The Tenants' and the Workspace's own writes: the finalizer, the Tenant's labels.
+    const all = runDiff(['--kubeconfig', adminKubeConfigPath(), '--config', cfg, '-q', '--from-cluster']);
+    const alice = block(all.stderr, `Tenant/${l.tenants[0]}`);
+    expect(alice).toMatch(/^changed\s+Tenant\/\S+ \(written by the controller itself: a merge patch, field manager crownlabs-composer\)/);
+    expect(alice).toMatch(/fields: .*metadata\.finalizers/);
+    expect(alice).toContain(`metadata.labels["crownlabs.polito.it/workspace-${l.workspace}"]`);
+    expect(block(all.stderr, `Workspace/${l.workspace}`)).toMatch(/fields: metadata\.finalizers$/m);
+    expect((await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[0] } })).metadata.finalizers).toBeUndefined();
   });
 
   it('release: the scale to 0 and the deletion of the VMI it did not create are DANGER', async () => {
