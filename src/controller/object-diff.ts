@@ -71,6 +71,7 @@ export function maskSecrets<A extends Obj | undefined, B extends Obj | undefined
 
 /** Metadata the server changes on every write: not a change of the object's content. */
 const BOOKKEEPING = new Set(['metadata.managedFields', 'metadata.resourceVersion', 'metadata.generation']);
+const KEYED = new Set(['metadata.labels', 'metadata.annotations']);
 
 /**
  * The leaf paths where `merged` differs from `live` (`spec.template.spec.containers[0].image`,
@@ -88,6 +89,11 @@ export function changedPaths(live: unknown, merged: unknown): string[] {
     }
     if (isMap(a) && isMap(b)) {
       for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], join(path, k));
+      return;
+    }
+    // Labels or annotations added or removed whole are named key by key (the annotation a first write adds).
+    if (KEYED.has(path) && (isMap(a) || isMap(b)) && (a === undefined || b === undefined)) {
+      walk(a ?? {}, b ?? {}, path);
       return;
     }
     if (!deepEqual(a, b)) out.push(path || '.');

@@ -317,7 +317,7 @@ describe('crownlabs diff and the controller: stopped ephemeral Instances the Go 
     for (const name of ['desk-1', 'vm-1']) {
       const inst = block(r.stderr, `Instance/${l.tenantNs}/${name}`);
       expect(inst).toMatch(/^changed\s+Instance\/\S+ \(written by the controller itself: a merge patch, field manager crownlabs-composer\)/);
-      expect(inst).toMatch(/fields: .*metadata\.annotations/);
+      expect(inst).toContain(`metadata.annotations["composer.crownlabs.polito.it/template-spec"]`);
     }
     expect(r.stdout).toMatch(/^\+\s+composer\.crownlabs\.polito\.it\/template-spec: /m);
     expect(r.stderr).not.toContain('DANGER');

@@ -20,7 +20,11 @@ describe('changedPaths', () => {
   it('lists leaf paths in kubectl style, ignoring bookkeeping metadata', () => {
     const a = deployment('1');
     const b = { ...deployment('2', 3), metadata: { ...deployment('2').metadata, resourceVersion: '2', generation: 2, labels: { 'app.kubernetes.io/name': 'x' } } };
-    expect(changedPaths(a, b)).toEqual(['metadata.labels', 'spec.replicas', 'spec.template.spec.containers[0].env[0].value']);
+    expect(changedPaths(a, b)).toEqual(['metadata.labels["app.kubernetes.io/name"]', 'spec.replicas', 'spec.template.spec.containers[0].env[0].value']);
+    // Annotations added where there were none: named key by key, as labels.
+    const annotated = { ...a, metadata: { ...a.metadata, annotations: { 'composer.crownlabs.polito.it/template-spec': '{}' } } };
+    expect(changedPaths(a, annotated)).toEqual(['metadata.annotations["composer.crownlabs.polito.it/template-spec"]']);
+    expect(changedPaths(annotated, a)).toEqual(['metadata.annotations["composer.crownlabs.polito.it/template-spec"]']);
     const c = structuredClone(b);
     (c.metadata.labels as Record<string, string>)['app.kubernetes.io/name'] = 'y';
     expect(changedPaths(b, c)).toEqual(['metadata.labels["app.kubernetes.io/name"]']);
