@@ -12,7 +12,6 @@ const DEFAULT_DATA_PATH = '/media/data';
 
 export interface ContainerEnvironmentProps {
   readonly environment: EnvironmentPlan;
-  readonly running: boolean;
   readonly labels: Record<string, string>;
   readonly selectorLabels: Record<string, string>;
   /**
@@ -32,8 +31,9 @@ export interface ContainerEnvironmentProps {
 
 /**
  * A Container (VNC desktop: websockify + Xvnc + app) or Standalone (the app serves its own web UI)
- * environment (docs/behaviour.md §7.5): the PVC of a persistent one and the Deployment. `running` sets the
- * replicas, 1 or 0, for persistent and ephemeral environments alike (docs/behaviour.md Decision 4).
+ * environment (docs/behaviour.md §7.5): the PVC of a persistent one and the Deployment, with 1 replica
+ * while the plan's workload runs, else 0 (a stopped ephemeral one runs on under
+ * `stoppedEphemeral: keep-running`, docs/behaviour.md Decision 9).
  */
 export class ContainerEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: ContainerEnvironmentProps) {
@@ -153,7 +153,7 @@ export class ContainerEnvironment extends Construct {
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: { name: plan.name, labels: props.labels },
       spec: {
-        replicas: props.running ? 1 : 0,
+        replicas: plan.workloadRunning ? 1 : 0,
         selector: { matchLabels: props.selectorLabels },
         strategy: { type: 'Recreate' },
         template: {

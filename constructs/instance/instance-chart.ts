@@ -72,7 +72,6 @@ export class InstanceChart extends Chart {
       } else {
         new ContainerEnvironment(this, scope, {
           environment: env,
-          running: plan.running,
           labels,
           selectorLabels: plan.selectorLabels,
           contentOrigin: plan.instance.spec.customizationUrls?.contentOrigin,

@@ -37,7 +37,8 @@ export interface VirtualMachineEnvironmentProps {
  * A VirtualMachine or CloudVM environment (docs/behaviour.md §7.4): a persistent one is a KubeVirt
  * VirtualMachine whose root disk is a DataVolume (registry or http import) and which `running`
  * starts and stops; an ephemeral one is a bare VirtualMachineInstance with a containerDisk,
- * rendered only while running (docs/behaviour.md Decision 4: stopping releases its compute).
+ * rendered while the plan's workload runs (a stopped one runs on under `stoppedEphemeral:
+ * keep-running`, docs/behaviour.md Decision 9).
  */
 export class VirtualMachineEnvironment extends Construct {
   constructor(scope: Construct, id: string, props: VirtualMachineEnvironmentProps) {
@@ -69,7 +70,7 @@ export class VirtualMachineEnvironment extends Construct {
       })!;
       spec.template.spec = toJson_VirtualMachineInstanceSpec(vmiSpec(env, props.cloudInitSecretName));
       new ApiObject(this, 'vm', { ...VirtualMachine.GVK, metadata: { name: env.name, labels: props.labels }, spec });
-    } else if (props.running) {
+    } else if (env.workloadRunning) {
       new VirtualMachineInstance(this, 'vmi', {
         metadata: { name: env.name, labels: props.labels },
         spec: vmiSpec(env, props.cloudInitSecretName),

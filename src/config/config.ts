@@ -31,6 +31,7 @@ export interface ComposerConfig {
   containerExportImg: string;
   containerKanikoImg: string;
   authMode: 'shared' | 'per-instance';
+  stoppedEphemeral: 'keep-running' | 'release';
   oauth2ProxyImage: string;
   oidcIssuerUrl: string;
   oidcClientId: string;

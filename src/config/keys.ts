@@ -51,6 +51,7 @@ export interface ConfigKeyDef {
 export const MIN_SEED_LENGTH = 32;
 
 export const AUTH_MODES = ['shared', 'per-instance'] as const;
+export const STOPPED_EPHEMERAL_MODES = ['keep-running', 'release'] as const;
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
 export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
 
@@ -71,6 +72,7 @@ export const CONFIG_KEYS = [
   { key: 'vmRegistrySecret', flag: '--vm-registry-secret', type: 'string', check: 'object-name', default: '', doc: 'dockerconfigjson Secret used by kaniko to push snapshots.' },
   { key: 'containerExportImg', flag: '--container-export-img', type: 'string', check: 'image', default: 'crownlabs/img-exporter', doc: 'Snapshot export init container image (used verbatim).' },
   { key: 'containerKanikoImg', flag: '--container-kaniko-img', type: 'string', check: 'image', default: 'gcr.io/kaniko-project/executor', doc: 'kaniko image of the snapshot Job (used verbatim).' },
+  { key: 'stoppedEphemeral', flag: '--stopped-ephemeral', type: 'enum', enumValues: STOPPED_EPHEMERAL_MODES, default: 'keep-running', doc: 'What `running: false` does to the workload of an ephemeral (non-persistent) Instance (docs/behaviour.md Decision 9). "keep-running" (upstream): only its Service and Ingresses go and its phase is Off; its Deployment keeps 1 replica and its VirtualMachineInstance keeps running, so nothing in the emptyDir or the VM\'s disk is lost. "release": the Deployment is scaled to 0 and the VirtualMachineInstance deleted (also one the Go operators left running), freeing their compute and deleting their data.' },
   // --- Authentication in front of instance GUIs (docs/behaviour.md Decision 2) ---
   { key: 'authMode', flag: '--auth-mode', type: 'enum', enumValues: AUTH_MODES, default: 'shared', doc: '"shared": nginx external-auth annotations to a shared oauth2-proxy (upstream); "per-instance": an oauth2-proxy Deployment+Service in front of each exposed GUI, admitting only the owner and the workspace managers.' },
   { key: 'oauth2ProxyImage', flag: '--oauth2-proxy-image', type: 'string', check: 'image', default: 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0', doc: 'oauth2-proxy image (per-instance auth mode).' },

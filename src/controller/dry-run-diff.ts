@@ -5,7 +5,11 @@
  * MyDrive PV, personal-namespace keep-alive); each rendered object the controller would apply
  * (applySet: owner reference to the live parent, skipped when the live object already holds it)
  * goes to the server as a dry-run apply (field manager `crownlabs-composer`, force), and the
- * answer is compared with the live object; applySet's prune candidates are listed as prunes.
+ * answer is compared with the live object; applySet's prune candidates are listed as prunes, and
+ * so are the VMIs a stopped ephemeral Instance releases (released-workloads.ts). The controller's
+ * writes on the parents themselves (an Instance's labels, prettyName and frozen Template spec, a
+ * Tenant's labels, the finalizer) are dry-run as the same merge patches (parent-patches.ts); only
+ * status writes are left out.
  */
 import { Inventory } from '../inputs/inventory.ts';
 import type { Problem } from '../inputs/problems.ts';
@@ -17,7 +21,9 @@ import { parentKey } from '../model/labels.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
 import { objectId, pruneCandidates, withOwner } from './apply-set.ts';
 import { secretWithDigestsAsData } from './secret-digest.ts';
-import { serverSideApply } from '../kube/objects.ts';
+import { FIELD_MANAGER, serverSideApply } from '../kube/objects.ts';
+import { releasedWorkloads } from './released-workloads.ts';
+import { finalizerPatch, instanceMetadataPatch, tenantLabelPatch, type MetadataPatch } from './parent-patches.ts';
 import { Caches } from './caches.ts';
 import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
@@ -123,6 +129,12 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces, target) : () => compareRendered(client, caches, obj, renderedNamespaces, target);
       tasks.push({ id: objectId(obj), run });
     }
+    // The controller's own writes on the parent (metadata, not status) come before its set.
+    const write = p.owner && parentPatch(inventory, p.unit, p.owner, config);
+    if (write && include(p.owner!)) {
+      const owner = p.owner!;
+      tasks.push({ id: objectId(owner), run: () => dryRunPatch(client, owner, write) });
+    }
     // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
     if (p.owner && p.unit.parent.kind !== 'InstanceSnapshot') {
       const wanted = new Set(p.objects.map(objectId));
@@ -137,6 +149,19 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
           danger: pruneReason(child.kind),
           live: secretWithDigestsAsData(withoutManagedFields(child as Obj)),
           note: `owned by ${parentKey(p.unit.parent)}, no longer rendered`,
+        });
+      }
+      for (const vmi of p.unit.plan ? releasedWorkloads(caches, p.unit.plan, p.owner) : []) {
+        if (!include(vmi)) continue;
+        prunes.push({
+          id: objectId(vmi),
+          kind: vmi.kind,
+          action: 'prune',
+          paths: [],
+          takeover: [],
+          danger: pruneReason(vmi.kind),
+          live: withoutManagedFields(vmi as Obj),
+          note: `controlled by ${parentKey(p.unit.parent)}, which is stopped: released (stoppedEphemeral: release), though the controller did not create it`,
         });
       }
     }
@@ -166,6 +191,53 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
     else unchanged++;
   }
   return { changes: [...changes, ...prunes], unchanged, errors, problems };
+}
+
+/** The merge patch the parent's reconciler writes on the parent itself, from the inputs diff reads. */
+function parentPatch(inventory: Inventory, unit: RenderUnit, owner: CachedObject, config: ComposerConfig): MetadataPatch | undefined {
+  const { kind, name, namespace } = unit.parent;
+  if (kind === 'Instance') {
+    const found = inventory.instances.get(`${namespace}/${name}`);
+    const instance = found && overLive(found, owner);
+    const template = instance && inventory.templateOf(instance);
+    return instance && template ? instanceMetadataPatch(instance, template, owner.metadata.uid ?? `${namespace}/${name}`) : undefined;
+  }
+  if (kind !== 'Tenant' && kind !== 'Workspace') return undefined;
+  const finalizer = finalizerPatch(owner, true);
+  const found = kind === 'Tenant' ? inventory.tenants.get(name) : undefined;
+  const tenant = found && overLive(found, owner);
+  const labels = tenant && tenantLabelPatch(tenant, owner.metadata.labels, inventory.workspaces, config);
+  if (!finalizer && !labels) return undefined;
+  return { metadata: { ...finalizer?.metadata, ...labels?.metadata } };
+}
+
+/**
+ * An input parent as the controller finds it once the input is applied: the labels and annotations
+ * an apply leaves in place (the live ones, the input's over them), and the live prettyName when the
+ * input has none. From the cluster, the input is the live object and this changes nothing.
+ */
+function overLive<T extends Instance | Tenant>(input: T, live: CachedObject): T {
+  const metadata = {
+    ...input.metadata,
+    labels: { ...live.metadata.labels, ...input.metadata.labels },
+    annotations: { ...live.metadata.annotations, ...input.metadata.annotations },
+  };
+  const livePretty = (live.spec as { prettyName?: string } | undefined)?.prettyName;
+  const spec = input.kind === 'Instance' && !(input as Instance).spec.prettyName && livePretty ? { ...input.spec, prettyName: livePretty } : input.spec;
+  return { ...input, metadata, spec } as T;
+}
+
+/** A parent's metadata write, dry-run as a merge patch (field manager crownlabs-composer): undefined when it changes nothing. */
+async function dryRunPatch(client: KubeClient, owner: CachedObject, patch: MetadataPatch): Promise<ObjectDiff | undefined> {
+  const path = client.path(owner.apiVersion, owner.kind, owner.metadata.namespace, owner.metadata.name);
+  const live = await client.request<Obj>('GET', path);
+  // Guarded by the resourceVersion the reconcile read: here the one just read.
+  const body = patch.metadata && 'resourceVersion' in patch.metadata ? { ...patch, metadata: { ...patch.metadata, resourceVersion: live.metadata.resourceVersion } } : patch;
+  const merged = await client.request<Obj>('PATCH', path, { query: { fieldManager: FIELD_MANAGER, dryRun: 'All' }, body, contentType: 'application/merge-patch+json' });
+  const [l, m] = [withoutManagedFields(live), withoutManagedFields(merged)];
+  const paths = changedPaths(l, m);
+  if (paths.length === 0) return undefined;
+  return { id: objectId(owner), kind: owner.kind, action: 'change', live: l, merged: m, paths, takeover: [], note: `written by the controller itself: a merge patch, field manager ${FIELD_MANAGER}` };
 }
 
 function errorMessage(e: unknown): string {

@@ -71,6 +71,7 @@ export function maskSecrets<A extends Obj | undefined, B extends Obj | undefined
 
 /** Metadata the server changes on every write: not a change of the object's content. */
 const BOOKKEEPING = new Set(['metadata.managedFields', 'metadata.resourceVersion', 'metadata.generation']);
+const KEYED = new Set(['metadata.labels', 'metadata.annotations']);
 
 /**
  * The leaf paths where `merged` differs from `live` (`spec.template.spec.containers[0].image`,
@@ -88,6 +89,11 @@ export function changedPaths(live: unknown, merged: unknown): string[] {
     }
     if (isMap(a) && isMap(b)) {
       for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], join(path, k));
+      return;
+    }
+    // Labels or annotations added or removed whole are named key by key (the annotation a first write adds).
+    if (KEYED.has(path) && (isMap(a) || isMap(b)) && (a === undefined || b === undefined)) {
+      walk(a ?? {}, b ?? {}, path);
       return;
     }
     if (!deepEqual(a, b)) out.push(path || '.');
@@ -118,28 +124,46 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The danger of applying `merged` over `live`, or undefined when it restarts nothing: a Deployment's pod template
- * (a new ReplicaSet rolls the pods), a VirtualMachine's template (the VMI is re-created at the next
- * start), any change of a VirtualMachineInstance's spec (the running VM is replaced).
+ * The danger of applying `merged` over `live`, or undefined when it deletes or restarts no pod or
+ * VMI: a Deployment scaled down (its pods are deleted, with their emptyDir data) or whose pod
+ * template changes (a new ReplicaSet replaces the pods), a VirtualMachine stopped (KubeVirt deletes
+ * its VMI) or whose template changes (the VMI is re-created from it), any change of a
+ * VirtualMachineInstance's spec (the running VM is replaced). Several reasons are joined with `; `.
  */
 export function restartReason(live: Obj | undefined, merged: Obj | undefined): string | undefined {
   if (!live || !merged) return undefined;
   const at = (o: Obj, ...path: string[]) => path.reduce<unknown>((v, k) => (isMap(v) ? v[k] : undefined), o);
+  const reasons: string[] = [];
+  const changed = (...path: string[]) => !deepEqual(at(live, ...path), at(merged, ...path));
   switch (live.kind) {
-    case 'Deployment':
-      return deepEqual(at(live, 'spec', 'template'), at(merged, 'spec', 'template')) ? undefined : 'restarts the workload (the pod template changes: its pods are replaced)';
+    case 'Deployment': {
+      // The server defaults replicas to 1.
+      const [from, to] = [at(live, 'spec', 'replicas') ?? 1, at(merged, 'spec', 'replicas') ?? 1] as number[];
+      if (to < from) reasons.push(`deletes ${to === 0 ? 'every pod' : `${from - to} of its ${from} pods`} (replicas ${from} → ${to}): their emptyDir data is lost`);
+      if (changed('spec', 'template')) reasons.push('restarts the workload (the pod template changes: its pods are replaced)');
+      break;
+    }
     case 'VirtualMachine':
-      return deepEqual(at(live, 'spec', 'template'), at(merged, 'spec', 'template')) ? undefined : 'restarts the workload (the VM template changes: the VM is re-created from it)';
+      if (vmRuns(at(live, 'spec')) && !vmRuns(at(merged, 'spec'))) reasons.push('stops the VM (KubeVirt deletes its VirtualMachineInstance)');
+      if (changed('spec', 'template')) reasons.push('restarts the workload (the VM template changes: the VM is re-created from it)');
+      break;
     case 'VirtualMachineInstance':
-      return deepEqual(at(live, 'spec'), at(merged, 'spec')) ? undefined : 'restarts the workload (the VMI spec changes: the running VM is replaced)';
-    default:
-      return undefined;
+      if (changed('spec')) reasons.push('restarts the workload (the VMI spec changes: the running VM is replaced)');
+      break;
   }
+  return reasons.length ? reasons.join('; ') : undefined;
+}
+
+/** Whether a VirtualMachine spec asks for its VMI to run (`running`, or a `runStrategy` other than Halted). */
+function vmRuns(spec: unknown): boolean {
+  if (!isMap(spec)) return false;
+  if (typeof spec.running === 'boolean') return spec.running;
+  return spec.runStrategy !== undefined && spec.runStrategy !== 'Halted';
 }
 
 /** The danger of pruning an object of this kind (a workload, data), or undefined. */
 export function pruneReason(kind: string): string | undefined {
-  if (kind === 'Deployment' || kind === 'VirtualMachine' || kind === 'VirtualMachineInstance') return 'deletes the workload';
+  if (kind === 'Deployment' || kind === 'VirtualMachine' || kind === 'VirtualMachineInstance' || kind === 'Pod') return 'deletes the workload';
   if (kind === 'PersistentVolumeClaim' || kind === 'DataVolume') return 'deletes its data';
   return undefined;
 }

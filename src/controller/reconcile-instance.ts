@@ -21,7 +21,9 @@ import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { newerResourceVersion, type CachedObject } from '../kube/informer.ts';
 import { enqueueDependents } from './dependents.ts';
-import { prettyNameFor } from './pretty-name.ts';
+import { instanceMetadataPatch } from './parent-patches.ts';
+import { releasedWorkloads } from './released-workloads.ts';
+import { deleteObject } from '../kube/objects.ts';
 import { failedValidation } from './terminal-error.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
@@ -72,16 +74,8 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.
-  // Only the keys that differ are patched: a stale cached copy of other labels (e.g. the ones the
-  // termination and submission steps flip) is never written back.
-  const labels = Object.fromEntries(Object.entries(instanceOwnLabels(instance, template)).filter(([k, v]) => instance!.metadata.labels?.[k] !== v));
-  const patch: { metadata?: Record<string, unknown>; spec?: Record<string, unknown> } = {};
-  if (Object.keys(labels).length > 0) patch.metadata = { labels };
-  if (!instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) {
-    patch.metadata = { ...patch.metadata, annotations: { [FROZEN_TEMPLATE_ANNOTATION]: JSON.stringify({ environmentList: template.spec.environmentList }) } };
-  }
-  if (!instance.spec.prettyName) patch.spec = { prettyName: prettyNameFor(live.metadata.uid ?? `${namespace}/${name}`) };
-  if (patch.metadata || patch.spec) {
+  const patch = instanceMetadataPatch(instance, template, live.metadata.uid ?? `${namespace}/${name}`);
+  if (patch) {
     // Compose from what the server now holds; its watch event (the echo) does not requeue us,
     // even when it comes before the answer.
     const updated = await ctx.caches.write(live, () =>
@@ -125,6 +119,14 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // The plan the set was built from (compose derived it: not derived a second time).
   const plan = unit.plan;
   if (!plan) throw new Error(`Instance ${key}: composed without a plan`);
+  // Only the VMI of this very Instance (uid precondition): a namesake made since answers 409.
+  for (const vmi of releasedWorkloads(ctx.caches, plan, live)) {
+    if (await deleteObject(ctx.client, vmi.apiVersion, vmi.kind, namespace, vmi.metadata.name, vmi.metadata.uid)) {
+      ctx.caches.informerOf(vmi.apiVersion, vmi.kind)?.noteDeleted(namespace, vmi.metadata.name);
+      ctx.metrics.prunes.inc({ kind: vmi.kind });
+      outcome.live.delete(`${vmi.kind}/${namespace}/${vmi.metadata.name}`);
+    }
+  }
   // The children as the apply left them: the server's answers (a Deployment created a moment ago
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.

@@ -11,7 +11,8 @@ import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
 import { COMPOSER, parentKey, type ParentRef } from '../model/labels.ts';
 import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
-import { matchesTargetLabel, splitWorkspaces, tenantOwnLabels, tenantQuota } from '../model/tenant-plan.ts';
+import { matchesTargetLabel, splitWorkspaces, tenantQuota } from '../model/tenant-plan.ts';
+import { tenantLabelPatch } from './parent-patches.ts';
 import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
 import { applySet, objectId, writeStatus } from './apply-set.ts';
 import type { Caches } from './caches.ts';
@@ -99,14 +100,10 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
     ...(quota ? { quota } : {}),
   });
 
-  const labels = tenantOwnLabels(tenant, inv.workspaces, ctx.config);
-  const current = live.metadata.labels ?? {};
-  const labelPatch: Record<string, string | null> = {};
-  for (const [k, v] of Object.entries(labels)) if (current[k] !== v) labelPatch[k] = v;
-  for (const k of Object.keys(current)) if (!(k in labels)) labelPatch[k] = null;
-  if (Object.keys(labelPatch).length) {
+  const labelPatch = tenantLabelPatch(tenant, live.metadata.labels, inv.workspaces, ctx.config);
+  if (labelPatch) {
     await ctx.client.request('PATCH', ctx.client.path(live.apiVersion, 'Tenant', undefined, name), {
-      body: { metadata: { labels: labelPatch } },
+      body: labelPatch,
       contentType: 'application/merge-patch+json',
     });
   }

@@ -8,6 +8,12 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KIND_RESOURCES, type KindResource } from './resources.ts';
 
+/** Our field manager: the controller's applies and the user pods API's are the same owner. */
+export const FIELD_MANAGER = 'crownlabs-composer';
+
+/** Verbs that write an object: each carries `fieldManager` (ours unless the caller names one), else managedFields say `unknown`. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
+
 export class KubeApiError extends Error {
   constructor(
     readonly code: number,
@@ -245,6 +251,7 @@ export class KubeClient {
     this.options.onRequest?.({ method, path });
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    if (WRITES.has(method) && !url.searchParams.has('fieldManager')) url.searchParams.set('fieldManager', FIELD_MANAGER);
     const base = await this.agentOptions;
     const headers: Record<string, string> = { ...(base.headers as Record<string, string>), Accept: 'application/json' };
     let payload: string | undefined;

@@ -3,10 +3,9 @@
  * server-side apply — over `KubeClient.request`, so no feature writes its own small client.
  */
 import type { KubeObject } from '../inputs/types.ts';
-import { isNotFound, type KubeClient } from './client.ts';
+import { FIELD_MANAGER, isNotFound, type KubeClient } from './client.ts';
 
-/** Our field manager: the controller's applies and the user pods API's are the same owner. */
-export const FIELD_MANAGER = 'crownlabs-composer';
+export { FIELD_MANAGER };
 
 /** Server-side apply of one object (field manager `crownlabs-composer`, force); the server's answer. */
 export async function serverSideApply(client: KubeClient, obj: KubeObject, opts: { dryRun?: boolean } = {}): Promise<Record<string, unknown>> {

@@ -32,6 +32,12 @@ export interface EnvironmentPlan {
   standardMode: boolean;
   /** Service and Ingress exist (running); the Ingress only with a GUI. */
   exposed: boolean;
+  /**
+   * The workload runs: the Deployment has 1 replica, an ephemeral VMI is rendered. True while the
+   * Instance runs, and for a stopped ephemeral one under `stoppedEphemeral: keep-running` (upstream
+   * keeps it running to avoid data loss, docs/behaviour.md Decision 9). A persistent VM follows `running`.
+   */
+  workloadRunning: boolean;
   servicePorts: ServicePort[];
   host: string;
   /** `/instance/<uid>` (single environment) or `/instance/<uid>/<env>`. */
@@ -187,6 +193,7 @@ export function planInstance(
         ? `${basePath}/app`
         : `${basePath}/vnc`;
     const exposed = running;
+    const workloadRunning = running || (!env.persistent && config.stoppedEphemeral === 'keep-running');
     const withGui = exposed && env.guiEnabled;
     return {
       env,
@@ -197,6 +204,7 @@ export function planInstance(
       persistent: env.persistent,
       standardMode,
       exposed,
+      workloadRunning,
       servicePorts,
       host,
       basePath,

@@ -509,7 +509,7 @@ describe('Argo CD syncs the gitops tree', () => {
   });
 
   it('(d) after an input edit, a re-render and a commit, only the affected Application\'s objects change', async () => {
-    // A running container: stopping it scales its Deployment to 0 and removes its Service and Ingress.
+    // A running ephemeral container: stopping it removes its Service and Ingress; its Deployment keeps its replica (stoppedEphemeral: keep-running).
     const edited = inputs.find((o) => o.kind === 'Instance' && o.metadata.name === 'inst-3')!;
     expect(edited.spec).toMatchObject({ running: true });
     const before = await liveByKey(kcA, renderedObjects());
@@ -543,7 +543,8 @@ describe('Argo CD syncs the gitops tree', () => {
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.filter((k) => !appObjects.has(k))).toEqual([]);
     const dep = await live(kcA, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: 'tenant-user-3', name: 'inst-3' } } as KubeObject);
-    expect(dep?.spec).toMatchObject({ replicas: 0 });
+    expect(dep?.spec).toMatchObject({ replicas: 1 });
+    expect(changed).toContain('Service/tenant-user-3/inst-3');
   }, 2 * SYNC_TIMEOUT);
 
   it('(c) a MyDrive PVC survives the deletion of its tenant\'s Application', async () => {

@@ -152,10 +152,12 @@ describe('faults: API server outage', () => {
     await converge(l, config, ctl, Number(process.env.FAULTS_CONVERGE_MS ?? 300_000));
     // The informers came back (re-listed after errors or 410), and still watch: a later edit lands.
     expect((await relists(ctl, 'gone')) + (await relists(ctl, 'error'))).toBeGreaterThan(0);
-    await patch(burst[5], { spec: { running: false } });
-    await waitFor(async () => (await getObject<any>({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'b5', namespace: l.tenantNs } }))?.spec?.replicas === 0, {
+    // b4 is a persistent container (FLAVOURS[4]): stopped, it scales to 0 in either stoppedEphemeral mode.
+    expect(FLAVOURS[4]).toMatchObject({ environmentType: 'Container', persistent: true });
+    await patch(burst[4], { spec: { running: false } });
+    await waitFor(async () => (await getObject<any>({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'b4', namespace: l.tenantNs } }))?.spec?.replicas === 0, {
       timeoutMs: 30_000,
-      message: 'the stopped container instance scaled to 0 after the restart',
+      message: 'the stopped persistent container instance scaled to 0 after the restart',
     });
     console.log(`outage: relists gone=${await relists(ctl, 'gone')} error=${await relists(ctl, 'error')}, ${ctl.reconciled.length} reconciles, ${ctl.writes().length} writes`);
   }, 480_000);

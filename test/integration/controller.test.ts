@@ -283,12 +283,15 @@ describe('controller: failures and selection', () => {
     await rest().request('DELETE', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${l.tenantNs}/instances/huge-1`);
   });
 
-  it('running=false stops a persistent VM (spec.running) and releases an ephemeral VMI', async () => {
+  it('running=false stops a persistent VM (spec.running) and keeps an ephemeral VMI running, un-exposed (stoppedEphemeral: keep-running)', async () => {
+    const vmiRef = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
+    const vmiUid = ((await liveOf(vmiRef)) as any).metadata.uid;
     await patch(inst('pvm-1'), { spec: { running: false } });
     await patch(inst('vm-1'), { spec: { running: false } });
     await waitFor(async () => ((await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'pvm-1', namespace: l.tenantNs } })) as any)?.spec.running === false, { message: 'VM stopped' });
-    await waitFor(async () => !(await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } })), { message: 'VMI released' });
+    await waitFor(async () => !(await liveOf({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'vm-1-gui', namespace: l.tenantNs } })), { message: 'vm-1 un-exposed' });
     await waitFor(async () => (await getInst('vm-1')).status.phase === 'Off', { message: 'vm-1 Off' });
+    expect(((await liveOf(vmiRef)) as any).metadata.uid).toBe(vmiUid);
     // kwok shuts the VMI down as virt-controller would: the VM reports Stopped, the phase is Off.
     await waitFor(async () => (await getInst('pvm-1')).status.phase === 'Off', { message: 'pvm-1 Off' });
     expect(await liveOf({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'pvm-1', namespace: l.tenantNs } })).toBeUndefined();

@@ -255,6 +255,146 @@ describe('crownlabs diff: taking over objects a Go operator created', () => {
   });
 });
 
+describe('crownlabs diff and the controller: stopped ephemeral Instances the Go operators left running', () => {
+  const l = lab(shardName('dse'));
+  // An ephemeral Container and an ephemeral VM, both stopped; the Go operators kept their workloads.
+  const namespaced = structuredClone(l.inputs.namespaced.filter((o) => /^(desk|vm)(-1)?$/.test(o.metadata.name)));
+  for (const o of namespaced) if (o.kind === 'Instance') (o.spec as { running: boolean }).running = false;
+  let cfg: string;
+  const diff = (...args: string[]) => runDiff(['--kubeconfig', adminKubeConfigPath(), '--config', cfg, '-q', '--from-cluster', '-n', l.tenantNs, ...args]);
+  const deskRef = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'desk-1', namespace: l.tenantNs } };
+  const vmiRef = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'vm-1', namespace: l.tenantNs } };
+  const instanceRef = (name: string) => ({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name, namespace: l.tenantNs } });
+  let goVmi: KubeObject;
+  /** The pods kwok runs for desk-1 (uid and phase). */
+  const deskPods = async () =>
+    (await rest().request<{ items: any[] }>('GET', `/api/v1/namespaces/${l.tenantNs}/pods`, { query: { labelSelector: `${instanceLabel}=desk-1` } })).items
+      .filter((p) => !p.metadata.deletionTimestamp)
+      .map((p) => ({ uid: p.metadata.uid as string, phase: p.status?.phase as string }));
+  let runningPod: string;
+
+  /** As the Go instance-operator made it: no composer labels or annotation, created through Update. */
+  function goOperatorCopy(o: InputKubeObject): KubeObject {
+    const copy = structuredClone(o) as unknown as KubeObject & { metadata: { labels: Record<string, string>; annotations?: Record<string, string> } };
+    for (const k of [COMPOSER.managedByKey, COMPOSER.parentIdLabel, COMPOSER.parentKindLabel]) delete copy.metadata.labels[k];
+    delete copy.metadata.annotations;
+    return copy;
+  }
+
+  beforeAll(async () => {
+    const config = labConfig(l.shard);
+    cfg = configFile(l);
+    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+    const c = rest();
+    for (const ns of [l.tenantNs, l.workspaceNs]) {
+      await c.request('POST', '/api/v1/namespaces', { query: { fieldManager: 'tenant-operator' }, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { [SELECTOR]: l.shard } } } });
+    }
+    for (const o of l.inputs.cluster) await create(o);
+    // Written by someone named (as kubectl is), so that every other manager of the Instances is the controller.
+    for (const o of namespaced) await c.request('POST', `/apis/crownlabs.polito.it/v1alpha2/namespaces/${o.metadata.namespace}/${o.kind.toLowerCase()}s`, { query: { fieldManager: 'kubectl-create' }, body: o });
+    // Rendered as running (upstream's Deployment keeps 1 replica once it exists; its VMI is left running).
+    const running = await expectedObjects(l, labConfig(l.shard, { stoppedEphemeral: 'keep-running' }));
+    const desk = goOperatorCopy(running.find((o) => o.kind === 'Deployment' && o.metadata.name === 'desk-1')!);
+    expect((desk.spec as { replicas: number }).replicas).toBe(1);
+    goVmi = goOperatorCopy(running.find((o) => o.kind === 'VirtualMachineInstance' && o.metadata.name === 'vm-1')!);
+    await c.request('POST', `/apis/apps/v1/namespaces/${l.tenantNs}/deployments`, { query: { fieldManager: 'instance-operator' }, body: desk });
+    await c.request('POST', `/apis/kubevirt.io/v1/namespaces/${l.tenantNs}/virtualmachineinstances`, { query: { fieldManager: 'instance-operator' }, body: goVmi });
+    // kube-controller-manager makes the pod, the scheduler places it on a kwok node, kwok runs it.
+    runningPod = (await waitFor(async () => (await deskPods()).find((p) => p.phase === 'Running'), { timeoutMs: 60_000, message: 'desk-1 pod running' })).uid;
+  });
+
+  afterAll(async () => {
+    await cleanupLab(l);
+  });
+
+  it('keep-running (default): predicts no scale down and no DANGER, and lists the frozen-template write on each Instance and the finalizer and label writes on Tenants and Workspaces', async () => {
+    const r = diff();
+    expect(r.code).toBe(1);
+    const desk = block(r.stderr, `Deployment/${l.tenantNs}/desk-1`);
+    expect(desk).toContain("takeover from field manager 'instance-operator' (Update)");
+    expect(desk).not.toContain('spec.replicas');
+    expect(block(r.stderr, `VirtualMachineInstance/${l.tenantNs}/vm-1`)).toMatch(/^changed /);
+    for (const name of ['desk-1', 'vm-1']) {
+      const inst = block(r.stderr, `Instance/${l.tenantNs}/${name}`);
+      expect(inst).toMatch(/^changed\s+Instance\/\S+ \(written by the controller itself: a merge patch, field manager crownlabs-composer\)/);
+      expect(inst).toContain(`metadata.annotations["composer.crownlabs.polito.it/template-spec"]`);
+    }
+    expect(r.stdout).toMatch(/^\+\s+composer\.crownlabs\.polito\.it\/template-spec: /m);
+    expect(r.stderr).not.toContain('DANGER');
+    expect(summary(r.stderr)).toMatch(/^crownlabs diff: \d+ changed \(.*2 Instance.*\), \d+ created \(.*\), 0 pruned; 0 dangerous, 2 taken over, 0 errors$/);
+    // A dry run: the Instance is as it was.
+    expect((await getObject<any>(instanceRef('desk-1'))).metadata.annotations?.['composer.crownlabs.polito.it/template-spec']).toBeUndefined();
+    // The Tenants' and the Workspace's own writes: the finalizer, the Tenant's labels.
+    const all = runDiff(['--kubeconfig', adminKubeConfigPath(), '--config', cfg, '-q', '--from-cluster']);
+    const alice = block(all.stderr, `Tenant/${l.tenants[0]}`);
+    expect(alice).toMatch(/^changed\s+Tenant\/\S+ \(written by the controller itself: a merge patch, field manager crownlabs-composer\)/);
+    expect(alice).toMatch(/fields: .*metadata\.finalizers/);
+    expect(alice).toContain(`metadata.labels["crownlabs.polito.it/workspace-${l.workspace}"]`);
+    expect(block(all.stderr, `Workspace/${l.workspace}`)).toMatch(/fields: metadata\.finalizers$/m);
+    expect((await getObject<any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[0] } })).metadata.finalizers).toBeUndefined();
+  });
+
+  it('release: the scale to 0 and the deletion of the VMI it did not create are DANGER', async () => {
+    const r = diff('--stopped-ephemeral', 'release');
+    expect(r.code).toBe(1);
+    const desk = block(r.stderr, `Deployment/${l.tenantNs}/desk-1`);
+    expect(desk).toContain('DANGER: deletes every pod (replicas 1 → 0): their emptyDir data is lost');
+    expect(desk).toContain('spec.replicas');
+    const vmi = block(r.stderr, `VirtualMachineInstance/${l.tenantNs}/vm-1`);
+    expect(vmi).toMatch(/^prune\s+VirtualMachineInstance\/\S+ \(controlled by Instance\/\S+\/vm-1, which is stopped: released \(stoppedEphemeral: release\), though the controller did not create it\)/);
+    expect(vmi).toContain('DANGER: deletes the workload');
+    expect(summary(r.stderr)).toMatch(/, 1 pruned \(1 VirtualMachineInstance\); 2 dangerous, /);
+    expect((await getObject<any>(deskRef)).spec.replicas).toBe(1);
+    expect(await getObject(vmiRef)).toBeDefined();
+  });
+
+  it('keep-running: the controller does what diff said: the pod and the VMI run on, every write carries its field manager, nothing is left to change', async () => {
+    const vmiUid = (await getObject<any>(vmiRef)).metadata.uid;
+    const ctl = await runController(labConfig(l.shard));
+    try {
+      await waitFor(async () => (await getObject<any>(instanceRef('desk-1')))?.status?.phase === 'Off' && (await getObject<any>(instanceRef('vm-1')))?.status?.phase === 'Off', { timeoutMs: 60_000, message: 'instances Off' });
+      await ctl.handle.idle();
+    } finally {
+      await ctl.handle.stop();
+    }
+    expect((await getObject<any>(deskRef)).spec.replicas).toBe(1);
+    expect(await deskPods()).toEqual([{ uid: runningPod, phase: 'Running' }]);
+    expect((await getObject<any>(vmiRef)).metadata.uid).toBe(vmiUid);
+    for (const name of ['desk-1', 'vm-1']) {
+      const inst = await getObject<any>(instanceRef(name));
+      const managers = inst.metadata.managedFields.map((m: any) => `${m.manager}/${m.operation}/${m.subresource ?? ''}`);
+      expect(managers).not.toContainEqual(expect.stringMatching(/^unknown\//));
+      const writer = inst.metadata.managedFields.find((m: any) => m.fieldsV1?.['f:metadata']?.['f:annotations']?.['f:composer.crownlabs.polito.it/template-spec']);
+      expect(writer).toMatchObject({ manager: 'crownlabs-composer', operation: 'Update' });
+      expect(managers).toContain('crownlabs-composer/Update/status');
+    }
+    const r = diff();
+    expect(r.stderr).toBe('crownlabs diff: 0 changed, 0 created, 0 pruned; 0 dangerous, 0 taken over, 0 errors\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('release: the controller scales the Deployment to 0 and deletes the VMI the Go operators left running, as diff said', async () => {
+    // The VMI as the Go operators left it again (the previous run took it over).
+    await deleteObject(vmiRef);
+    await waitFor(async () => !(await getObject(vmiRef)), { message: 'VMI gone' });
+    const instance = await getObject<any>(instanceRef('vm-1'));
+    const vmi = { ...goVmi, metadata: { ...goVmi.metadata, ownerReferences: [{ apiVersion: instance.apiVersion, kind: 'Instance', name: 'vm-1', uid: instance.metadata.uid, controller: true, blockOwnerDeletion: true }] } };
+    await rest().request('POST', `/apis/kubevirt.io/v1/namespaces/${l.tenantNs}/virtualmachineinstances`, { query: { fieldManager: 'instance-operator' }, body: vmi });
+    const release = labConfig(l.shard, { stoppedEphemeral: 'release' });
+    const ctl = await runController(release);
+    try {
+      await waitFor(async () => !(await getObject(vmiRef)) && (await getObject<any>(deskRef))?.spec.replicas === 0, { timeoutMs: 60_000, message: 'VMI released, desk-1 scaled to 0' });
+      await ctl.handle.idle();
+    } finally {
+      await ctl.handle.stop();
+    }
+    await waitFor(async () => (await deskPods()).length === 0, { timeoutMs: 60_000, message: 'desk-1 pod deleted' });
+    const r = diff('--stopped-ephemeral', 'release');
+    expect(r.stderr).toBe('crownlabs diff: 0 changed, 0 created, 0 pruned; 0 dangerous, 0 taken over, 0 errors\n');
+    expect(r.code).toBe(0);
+  });
+});
+
 describe('crownlabs diff: an unreachable cluster', () => {
   it('says so in one line and exits 2', async () => {
     const port = await freePort();

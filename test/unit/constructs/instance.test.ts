@@ -460,28 +460,45 @@ describe('§7.5 containers', () => {
   });
 });
 
-describe('§7.6 running=false (with Decision 4 fixes)', () => {
+describe('§7.6 running=false', () => {
   const stopped = { instance: { running: false } };
-  it('removes Service and both kinds of Ingress', () => {
-    for (const type of ['VirtualMachine', 'Container', 'Standalone']) {
-      const r = render(lab({ env: { environmentType: type }, ...stopped }));
-      expect(r.objects.filter((o) => o.kind === 'Service' || o.kind === 'Ingress')).toEqual([]);
+  const release = testConfig({ stoppedEphemeral: 'release' });
+  const withDisk = { resources: { cpu: 1, reservedCPUPercentage: 50, memory: '1G', disk: '1G' } };
+  it('removes Service and both kinds of Ingress, in either stoppedEphemeral mode', () => {
+    for (const config of [testConfig(), release]) {
+      for (const type of ['VirtualMachine', 'Container', 'Standalone']) {
+        const r = render(lab({ env: { environmentType: type }, ...stopped }), config);
+        expect(r.objects.filter((o) => o.kind === 'Service' || o.kind === 'Ingress')).toEqual([]);
+      }
     }
   });
-  it('a persistent VM keeps its VirtualMachine with running false', () => {
-    const r = render(lab({ env: { environmentType: 'VirtualMachine', persistent: true, resources: { cpu: 1, reservedCPUPercentage: 50, memory: '1G', disk: '5G' } }, ...stopped }));
-    expect((r.get('VirtualMachine', N) as Any).spec.running).toBe(false);
+  it('a persistent VM keeps its VirtualMachine with running false, in either mode', () => {
+    for (const config of [testConfig(), release]) {
+      const r = render(lab({ env: { environmentType: 'VirtualMachine', persistent: true, ...withDisk }, ...stopped }), config);
+      expect((r.get('VirtualMachine', N) as Any).spec.running).toBe(false);
+    }
   });
-  it('an ephemeral VM releases its compute: no VMI', () => {
-    const r = render(lab({ env: { environmentType: 'VirtualMachine' }, ...stopped }));
+  it('keep-running (the default, upstream): an ephemeral VM keeps its VMI, an ephemeral container its replica; a persistent container scales to zero', () => {
+    const vm = render(lab({ env: { environmentType: 'VirtualMachine' }, ...stopped }));
+    expect((vm.get('VirtualMachineInstance', N) as Any).spec).toEqual((render(lab({ env: { environmentType: 'VirtualMachine' } })).get('VirtualMachineInstance', N) as Any).spec);
+    for (const type of ['Container', 'Standalone']) {
+      expect((render(lab({ env: { environmentType: type }, ...stopped })).get('Deployment', N) as Any).spec.replicas).toBe(1);
+      expect((render(lab({ env: { environmentType: type, persistent: true, ...withDisk }, ...stopped })).get('Deployment', N) as Any).spec.replicas).toBe(0);
+    }
+  });
+  it('release: an ephemeral VM has no VMI, and containers, persistent or not, scale to zero', () => {
+    const r = render(lab({ env: { environmentType: 'VirtualMachine' }, ...stopped }), release);
     expect(r.find('VirtualMachineInstance', N)).toBeUndefined();
     expect(r.find('Secret', N)).toBeDefined();
-  });
-  it('containers, persistent or not, scale to zero', () => {
     for (const persistent of [true, false]) {
-      const r = render(lab({ env: { environmentType: 'Container', persistent, resources: { cpu: 1, reservedCPUPercentage: 50, memory: '1G', disk: '1G' } }, ...stopped }));
-      expect((r.get('Deployment', N) as Any).spec.replicas).toBe(0);
-      expect(r.find('PersistentVolumeClaim', N) !== undefined).toBe(persistent);
+      const c = render(lab({ env: { environmentType: 'Container', persistent, ...withDisk }, ...stopped }), release);
+      expect((c.get('Deployment', N) as Any).spec.replicas).toBe(0);
+      expect(c.find('PersistentVolumeClaim', N) !== undefined).toBe(persistent);
+    }
+  });
+  it('a running ephemeral Instance renders the same in either mode', () => {
+    for (const type of ['VirtualMachine', 'Container']) {
+      expect(render(lab({ env: { environmentType: type } }), release).objects).toEqual(render(lab({ env: { environmentType: type } })).objects);
     }
   });
 });

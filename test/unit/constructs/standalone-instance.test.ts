@@ -67,15 +67,15 @@ describe('ContainerEnvironment on its own', () => {
   const initNames = (objects: Any[]) => (objects.find((o) => o.kind === 'Deployment').spec.template.spec.initContainers ?? []).map((c: Any) => c.name);
   const source = (objects: Any[]) => objects.find((o) => o.kind === 'Deployment').spec.template.spec.initContainers[0].env.find((e: Any) => e.name === 'SOURCE_ARCHIVE').value;
   it('without contentOrigin and without a Template archive: no content-downloader', () => {
-    const objects = synth((c) => new ContainerEnvironment(c, 'ce', { environment: environment({ environmentType: 'Container' }), running: true, labels, selectorLabels, config }));
+    const objects = synth((c) => new ContainerEnvironment(c, 'ce', { environment: environment({ environmentType: 'Container' }), labels, selectorLabels, config }));
     expect(initNames(objects)).toEqual([]);
   });
   it('without contentOrigin: the Template\'s sourceArchiveURL is downloaded; contentOrigin wins over it', () => {
     const env = environment({ environmentType: 'Container', containerStartupOptions: { sourceArchiveURL: 'https://archive.example/t.tar' } });
-    const byTemplate = synth((c) => new ContainerEnvironment(c, 'ce', { environment: env, running: true, labels, selectorLabels, config }));
+    const byTemplate = synth((c) => new ContainerEnvironment(c, 'ce', { environment: env, labels, selectorLabels, config }));
     expect(initNames(byTemplate)).toEqual(['content-downloader']);
     expect(source(byTemplate)).toBe('https://archive.example/t.tar');
-    const byInstance = synth((c) => new ContainerEnvironment(c, 'ce', { environment: env, running: true, labels, selectorLabels, config, contentOrigin: 'https://archive.example/i.tar' }));
+    const byInstance = synth((c) => new ContainerEnvironment(c, 'ce', { environment: env, labels, selectorLabels, config, contentOrigin: 'https://archive.example/i.tar' }));
     expect(source(byInstance)).toBe('https://archive.example/i.tar');
   });
 });

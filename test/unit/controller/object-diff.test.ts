@@ -20,7 +20,11 @@ describe('changedPaths', () => {
   it('lists leaf paths in kubectl style, ignoring bookkeeping metadata', () => {
     const a = deployment('1');
     const b = { ...deployment('2', 3), metadata: { ...deployment('2').metadata, resourceVersion: '2', generation: 2, labels: { 'app.kubernetes.io/name': 'x' } } };
-    expect(changedPaths(a, b)).toEqual(['metadata.labels', 'spec.replicas', 'spec.template.spec.containers[0].env[0].value']);
+    expect(changedPaths(a, b)).toEqual(['metadata.labels["app.kubernetes.io/name"]', 'spec.replicas', 'spec.template.spec.containers[0].env[0].value']);
+    // Annotations added where there were none: named key by key, as labels.
+    const annotated = { ...a, metadata: { ...a.metadata, annotations: { 'composer.crownlabs.polito.it/template-spec': '{}' } } };
+    expect(changedPaths(a, annotated)).toEqual(['metadata.annotations["composer.crownlabs.polito.it/template-spec"]']);
+    expect(changedPaths(annotated, a)).toEqual(['metadata.annotations["composer.crownlabs.polito.it/template-spec"]']);
     const c = structuredClone(b);
     (c.metadata.labels as Record<string, string>)['app.kubernetes.io/name'] = 'y';
     expect(changedPaths(b, c)).toEqual(['metadata.labels["app.kubernetes.io/name"]']);
@@ -36,15 +40,26 @@ describe('changedPaths', () => {
 });
 
 describe('restartReason', () => {
-  it('flags a Deployment pod template change, not a replica change', () => {
+  it('flags a Deployment pod template change and a scale down (pods deleted), not a scale up', () => {
     expect(restartReason(deployment('1'), deployment('2'))).toMatch(/^restarts the workload/);
     expect(restartReason(deployment('1'), deployment('1', 2))).toBeUndefined();
+    expect(restartReason(deployment('1', 1), deployment('1', 0))).toBe('deletes every pod (replicas 1 → 0): their emptyDir data is lost');
+    expect(restartReason(deployment('1', 3), deployment('1', 2))).toBe('deletes 1 of its 3 pods (replicas 3 → 2): their emptyDir data is lost');
+    // Left out, replicas are the server's default, 1.
+    const unset = deployment('1');
+    delete (unset.spec as { replicas?: number }).replicas;
+    expect(restartReason(unset, deployment('1', 0))).toMatch(/^deletes every pod \(replicas 1 → 0\)/);
+    expect(restartReason(deployment('1', 1), deployment('2', 0))).toBe('deletes every pod (replicas 1 → 0): their emptyDir data is lost; restarts the workload (the pod template changes: its pods are replaced)');
   });
 
-  it('flags a VirtualMachine template change and any VirtualMachineInstance spec change', () => {
+  it('flags a VirtualMachine stopped or whose template changes, and any VirtualMachineInstance spec change', () => {
     const vm = (cpu: number, running: boolean): Obj => ({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'v' }, spec: { running, template: { spec: { domain: { cpu: { cores: cpu } } } } } });
     expect(restartReason(vm(1, true), vm(2, true))).toMatch(/^restarts the workload/);
-    expect(restartReason(vm(1, true), vm(1, false))).toBeUndefined();
+    expect(restartReason(vm(1, true), vm(1, false))).toBe('stops the VM (KubeVirt deletes its VirtualMachineInstance)');
+    expect(restartReason(vm(1, false), vm(1, true))).toBeUndefined();
+    const byStrategy = (runStrategy: string): Obj => ({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'v' }, spec: { runStrategy, template: { spec: { domain: { cpu: { cores: 1 } } } } } });
+    expect(restartReason(byStrategy('Always'), vm(1, false))).toMatch(/^stops the VM/);
+    expect(restartReason(byStrategy('Halted'), vm(1, false))).toBeUndefined();
     const vmi = (cpu: number, label: string): Obj => ({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: 'v', labels: { l: label } }, spec: { domain: { cpu: { cores: cpu } } } });
     expect(restartReason(vmi(1, 'a'), vmi(2, 'a'))).toMatch(/^restarts the workload/);
     expect(restartReason(vmi(1, 'a'), vmi(1, 'b'))).toBeUndefined();
@@ -55,6 +70,8 @@ describe('restartReason', () => {
     expect(restartReason(svc(1), svc(2))).toBeUndefined();
     expect(restartReason(undefined, deployment('1'))).toBeUndefined();
     expect(pruneReason('Deployment')).toBe('deletes the workload');
+    expect(pruneReason('VirtualMachineInstance')).toBe('deletes the workload');
+    expect(pruneReason('Pod')).toBe('deletes the workload');
     expect(pruneReason('PersistentVolumeClaim')).toBe('deletes its data');
     expect(pruneReason('Service')).toBeUndefined();
   });

@@ -82,6 +82,20 @@ describe('KubeClient connections', () => {
     expect(new Set(seen)).toEqual(new Set(['Bearer secret-token']));
   });
 
+  it('sends every write (POST, PUT, PATCH) with field manager crownlabs-composer unless the caller names one; reads and deletes without', async () => {
+    const client = new KubeClient(kubeConfig, { qps: 1000, burst: 1000 });
+    const seen: string[] = [];
+    const record = (req: http.IncomingMessage) => seen.push(`${req.method} ${new URL(String(req.url), 'https://x').searchParams.get('fieldManager')}`);
+    server.on('request', record);
+    try {
+      for (const method of ['POST', 'PUT', 'PATCH', 'GET', 'DELETE']) await client.request(method, '/api/v1/namespaces/fm', method === 'GET' ? {} : { body: {} });
+      await client.request('PATCH', '/api/v1/namespaces/fm', { body: {}, query: { fieldManager: 'other' } });
+    } finally {
+      server.off('request', record);
+    }
+    expect(seen).toEqual(['POST crownlabs-composer', 'PUT crownlabs-composer', 'PATCH crownlabs-composer', 'GET null', 'DELETE null', 'PATCH other']);
+  });
+
   it('goes through the proxy-url of the kubeconfig (an HTTP CONNECT proxy), for requests and watches', async () => {
     const tunnels: string[] = [];
     // The tunnels outlive their requests (kept alive): closing the proxy waits for them.

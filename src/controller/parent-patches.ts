@@ -1,0 +1,51 @@
+/**
+ * The merge patches the reconcilers write on the parents themselves (not their status, not their
+ * children): an Instance's own labels, prettyName and frozen Template spec, a Tenant's own labels,
+ * the finalizer of Tenants and Workspaces. Pure, so that `crownlabs diff` dry-runs the very patch
+ * a reconcile would send. Each is undefined when there is nothing to write.
+ */
+import type { Instance, Template, Tenant, Workspace } from '../inputs/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels } from '../model/instance-plan.ts';
+import { tenantOwnLabels } from '../model/tenant-plan.ts';
+import { TENANT_FINALIZER } from './context.ts';
+import { prettyNameFor } from './pretty-name.ts';
+
+export interface MetadataPatch {
+  metadata?: Record<string, unknown>;
+  spec?: Record<string, unknown>;
+}
+
+/**
+ * The Instance's own labels, prettyName (from `uid`) and the Template spec it is created from.
+ * Only the labels that differ are patched: a stale cached copy of other labels (e.g. the ones the
+ * termination and submission steps flip) is never written back.
+ */
+export function instanceMetadataPatch(instance: Instance, template: Template, uid: string): MetadataPatch | undefined {
+  const labels = Object.fromEntries(Object.entries(instanceOwnLabels(instance, template)).filter(([k, v]) => instance.metadata.labels?.[k] !== v));
+  const patch: MetadataPatch = {};
+  if (Object.keys(labels).length > 0) patch.metadata = { labels };
+  if (!instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) {
+    patch.metadata = { ...patch.metadata, annotations: { [FROZEN_TEMPLATE_ANNOTATION]: JSON.stringify({ environmentList: template.spec.environmentList }) } };
+  }
+  if (!instance.spec.prettyName) patch.spec = { prettyName: prettyNameFor(uid) };
+  return patch.metadata || patch.spec ? patch : undefined;
+}
+
+/** The Tenant's own labels (docs/behaviour.md §5.6): changed ones set, the ones it should not have removed. */
+export function tenantLabelPatch(tenant: Tenant, current: Record<string, string> | undefined, workspaces: ReadonlyMap<string, Workspace>, config: Pick<ComposerConfig, 'baseWorkspaces'>): MetadataPatch | undefined {
+  const labels = tenantOwnLabels(tenant, workspaces, config);
+  const have = current ?? {};
+  const patch: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(labels)) if (have[k] !== v) patch[k] = v;
+  for (const k of Object.keys(have)) if (!(k in labels)) patch[k] = null;
+  return Object.keys(patch).length ? { metadata: { labels: patch } } : undefined;
+}
+
+/** The tenant-operator finalizer added or removed (docs/behaviour.md §0.7), guarded by the resourceVersion read. */
+export function finalizerPatch(obj: { metadata: { finalizers?: string[]; resourceVersion?: string } }, present: boolean): MetadataPatch | undefined {
+  const current = obj.metadata.finalizers ?? [];
+  if (current.includes(TENANT_FINALIZER) === present) return undefined;
+  const finalizers = present ? [...current, TENANT_FINALIZER] : current.filter((f) => f !== TENANT_FINALIZER);
+  return { metadata: { finalizers, resourceVersion: obj.metadata.resourceVersion } };
+}
