@@ -5,6 +5,7 @@ import { patchTree } from '../sinks/atomic-tree.ts';
 import { gitopsConfigProblems } from '../sinks/gitops-config.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
+import { MAX_DEBOUNCE_MS, MAX_JOBS, wholeNumber } from './numeric-flags.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 import { stdinUsageError, usageError } from './stdin.ts';
@@ -20,9 +21,9 @@ export function registerGitops(program: Command): void {
     .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
     .option('--full-diff', 'with --check: print the whole diff of every stale file')
     .option('--watch', 'keep running: re-render what an input change affects')
-    .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
+    .option('--debounce <ms>', `watch mode: wait this long after the last change, 1 to ${MAX_DEBOUNCE_MS}`, wholeNumber(1, MAX_DEBOUNCE_MS), 150)
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', `render threads for inputs of 400+ sets without --watch, 1 to ${MAX_JOBS}: this one and n-1 workers share the sets (see bench/RESULTS.md)`, wholeNumber(1, MAX_JOBS), 1);
   addConfigOptions(cmd).action(async (opts: GitopsOptions, command: Command) => {
     applyHeapGrowth(opts.watch ? HEAP_GROWING_PERCENT.watch : HEAP_GROWING_PERCENT.render);
     process.exitCode = await runGitops(opts, rerunCommand(command));

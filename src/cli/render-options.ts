@@ -10,7 +10,7 @@ export interface SynthOptions {
   output: string;
   stdout?: boolean;
   quiet?: boolean;
-  jobs: string;
+  jobs: number;
   [key: string]: unknown;
 }
 
@@ -26,9 +26,9 @@ export interface GitopsOptions {
   check?: boolean;
   fullDiff?: boolean;
   watch?: boolean;
-  debounce: string;
+  debounce: number;
   quiet?: boolean;
-  jobs: string;
+  jobs: number;
   [key: string]: unknown;
 }
 

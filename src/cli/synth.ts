@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { RunRecord } from '../cache/run-record.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
+import { MAX_JOBS, wholeNumber } from './numeric-flags.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
@@ -15,7 +16,7 @@ export function registerSynth(program: Command): void {
     .option('-o, --output <dir>', 'output folder, written crash-safely: missing, empty, or written by crownlabs before (see docs/cli.md)', 'dist')
     .option('--stdout', 'write all objects to stdout as one multi-document YAML stream instead')
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
+    .option('-j, --jobs <n>', `render threads for inputs of 400+ sets, 1 to ${MAX_JOBS}: this one and n-1 workers share the sets (see bench/RESULTS.md)`, wholeNumber(1, MAX_JOBS), 1);
   addConfigOptions(cmd).action(async (opts: SynthOptions) => {
     applyHeapGrowth(HEAP_GROWING_PERCENT.render);
     process.exitCode = await runSynth(opts);

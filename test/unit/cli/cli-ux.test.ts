@@ -75,6 +75,19 @@ describe('--help, help config and usage errors (#17.2)', () => {
     expect(r.stdout).toMatch(/gitopsSecretMode\n.*one of: existing, external-secret, sealed-secret/);
   });
 
+  it('help config shows each default as its flag takes it (k=v&k=v for a map), and the flag takes it back', async () => {
+    const { CONFIG_KEYS } = await import('../../../src/config/keys.ts');
+    const { parseValue } = await import('../../../src/config/config.ts');
+    const out = crownlabs(['help', 'config']).stdout;
+    expect(out).toMatch(/\nnamespaceWhitelist\n.*default: crownlabs\.polito\.it\/operator-selector=production\s/);
+    for (const def of CONFIG_KEYS) {
+      if (!def.flag || def.secret) continue;
+      const shown = new RegExp(`\n${def.key}\n.*default: (.*?)(  ·  |\n)`).exec(out)![1];
+      const text = shown === '""' ? '' : shown;
+      expect(parseValue(def, text), def.key).toEqual(parseValue(def, def.default));
+    }
+  });
+
   it('help <command> shows that command; an unknown topic is a usage error', () => {
     expect(crownlabs(['help', 'synth']).stdout).toMatch(/^Usage: crownlabs synth/);
     const r = crownlabs(['help', 'nope']);
