@@ -16,3 +16,5 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 export const MAX_JOBS = 64;
 /** `gitops --watch --debounce` (ms): up to one minute. */
 export const MAX_DEBOUNCE_MS = 60_000;
+/** `--lock-timeout` (s): a day at most. */
+export const MAX_LOCK_TIMEOUT_S = 86_400;

@@ -11,6 +11,8 @@ export interface SynthOptions {
   stdout?: boolean;
   quiet?: boolean;
   jobs: number;
+  /** Seconds to wait while another run holds the output folder's lock. */
+  lockTimeout?: number;
   [key: string]: unknown;
 }
 
@@ -29,6 +31,8 @@ export interface GitopsOptions {
   debounce: number;
   quiet?: boolean;
   jobs: number;
+  /** Seconds to wait while another run holds the output folder's lock. */
+  lockTimeout?: number;
   [key: string]: unknown;
 }
 

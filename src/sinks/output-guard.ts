@@ -61,8 +61,11 @@ export function checkOutputFile(file: string, header: string, inputs: readonly s
   return target;
 }
 
-/** Creates the missing folders above an output one at a time (Node's recursive mkdir spins on /proc). */
-export function makeParents(target: OutputTarget): void {
+/**
+ * Creates the missing folders above an output one at a time (Node's recursive mkdir spins on /proc);
+ * returns those it created, outermost first. Another run creating the same ones meanwhile is fine.
+ */
+export function makeParents(target: OutputTarget): string[] {
   const missing: string[] = [];
   let p = target.parent;
   for (;;) {
@@ -75,13 +78,17 @@ export function makeParents(target: OutputTarget): void {
     if (dirname(p) === p) break;
     p = dirname(p);
   }
+  const created: string[] = [];
   for (const m of missing.reverse()) {
     try {
       mkdirSync(m);
+      created.push(m);
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && lstatOrUndefined(m, target.given)?.isDirectory()) continue;
       throw new OutputError(target.given, `cannot create ${m}: ${(err as Error).message}`);
     }
   }
+  return created;
 }
 
 function outputTarget(given: string): OutputTarget {
