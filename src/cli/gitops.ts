@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { STDIN_PATH } from '../inputs/input-file.ts';
 import { RunRecord } from '../cache/run-record.ts';
 import { holdOutputFolder, patchTree } from '../sinks/atomic-tree.ts';
-import { gitopsConfigProblems } from '../sinks/gitops-config.ts';
+import { gitopsConfigProblems, gitopsPathWarning } from '../sinks/gitops-config.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { MAX_DEBOUNCE_MS, MAX_JOBS, MAX_LOCK_TIMEOUT_S, wholeNumber } from './numeric-flags.ts';
@@ -61,6 +61,8 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   // Checked before any work (--check only reads it): a refused folder fails fast (OutputError, exit 1).
   if (opts.check) return gitopsInto(opts, rerun, config, inputs);
   checkOutputFolder(opts.output, inputs);
+  const pathWarning = gitopsPathWarning(config, opts.output);
+  if (pathWarning && !opts.quiet) process.stderr.write(`${pathWarning}\n`);
   // One writer at a time. A one-shot run holds the lock throughout (what it reads of the folder is
   // what it writes over); a watch session takes it around each write only.
   configureOutputLock({ timeoutMs: (opts.lockTimeout ?? DEFAULT_LOCK_TIMEOUT_S) * 1000 });

@@ -4,7 +4,7 @@ import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-mar
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
 import { statKey, treeStats, type BackgroundTreeStats } from './tree-stats.ts';
 import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
-import { holdOutputLock, withOutputLock } from './output-lock.ts';
+import { clearStaleLock, holdOutputLock, withOutputLock } from './output-lock.ts';
 
 export { OutputError } from './output-guard.ts';
 
@@ -379,6 +379,7 @@ export function listFiles(dir: string): Set<string> {
  * but for `staging`, the tree it is staging now (stageNewTree). True when there was any to settle.
  */
 export function settleLeftovers(target: OutputTarget, staging?: string): boolean {
+  clearStaleLock(target);
   const mine = leftovers(target).filter((l) => l.path !== staging && (l.pid === process.pid || !alive(l.pid)));
   if (mine.length === 0) return false;
   const take = (l: Leftover) => mine.splice(mine.indexOf(l), 1);

@@ -106,6 +106,15 @@ export function withOutputLock<T>(target: OutputTarget, fn: () => T): T {
   }
 }
 
+/** Removes the lock of `target` when the run that took it is gone (what settling leftovers does for a killed run). */
+export function clearStaleLock(target: OutputTarget): boolean {
+  const path = lockPath(target);
+  const holder = readHolder(path);
+  if (holder === 'gone' || !isStale(path, holder)) return false;
+  removeStale(path, holder);
+  return true;
+}
+
 function release(path: string): void {
   const mine = held.get(path);
   if (!mine || --mine.count > 0) return;
