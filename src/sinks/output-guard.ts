@@ -35,7 +35,13 @@ export function checkOutputFolder(dir: string, inputs: readonly string[] = []): 
   if (st && !st.isDirectory()) throw new OutputError(dir, 'is not a folder (-o takes the folder to write)');
   checkOverlap(target, inputs);
   if (st) {
-    const entries = readdirSync(target.path);
+    let entries: string[];
+    try {
+      entries = readdirSync(target.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new OutputError(dir, `cannot be read (${code ?? (err as Error).message}): crownlabs compares the folder with what it renders, so this user needs read and write access to it: fix its permissions (e.g. chmod u+rwx), or choose another output (-o)`);
+    }
     if (entries.length > 0 && !isOutputFolder(target.path)) {
       const shown = entries.sort().slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
       throw new OutputError(

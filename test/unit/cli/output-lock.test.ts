@@ -184,6 +184,18 @@ describe('an output folder made read-only, or a parent the user cannot write', (
     expect(snapshot(out)).toEqual(fresh(small));
   });
 
+  it('an output folder the user cannot read is exit 1 naming it and what to do, not an internal error', () => {
+    const parent = userDir('lock-unreadable-');
+    const out = join(parent, 'dist');
+    mkdirSync(out, { mode: 0o000 });
+    if (asRoot) chownSync(out, 0, 0);
+    chmodSync(out, 0o000);
+    const r = asUser(['synth', '-f', LAB, '--config', CONFIG, '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${out}: error: cannot be read (EACCES): crownlabs compares the folder with what it renders, so this user needs read and write access to it: fix its permissions (e.g. chmod u+rwx), or choose another output (-o)`);
+    expect(r.stderr).not.toContain('internal error');
+  });
+
   it('a parent folder the user cannot write is exit 1 naming it and what to do, with no raw errno alone', () => {
     const parent = tmp('lock-noperm-');
     chmodSync(parent, 0o555);
