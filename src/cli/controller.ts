@@ -110,13 +110,14 @@ export function controllerRunFromFlags(opts: Record<string, string | boolean | u
     statusCheckTimeout = parseDuration(String(opts.instanceTerminationStatusCheckTimeout));
     statusCheckInterval = parseDuration(String(opts.instanceTerminationStatusCheckInterval));
     if (statusCheckTimeout <= 0 || statusCheckInterval <= 0) throw new Error('the status-check timeout and interval must be positive');
-    for (const [flag, value, min] of [
-      ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1],
-      ['--client-qps', opts.clientQps, 0],
-      ['--client-max-burst', opts.clientMaxBurst, 1],
+    for (const [flag, value, min, max, whole] of [
+      ['--max-concurrent-reconciles', opts.maxConcurrentReconciles, 1, 1000, true],
+      ['--client-qps', opts.clientQps, 0, 100_000, false],
+      ['--client-max-burst', opts.clientMaxBurst, 1, 100_000, true],
     ] as const) {
-      const n = Number(value);
-      if (!Number.isFinite(n) || n < min) throw new Error(`${flag} must be a number ≥ ${min}, not "${String(value)}"`);
+      const text = String(value).trim();
+      const n = (whole ? /^\d+$/ : /^\d+(\.\d+)?$/).test(text) ? Number(text) : NaN;
+      if (!(n >= min && n <= max)) throw new Error(`${flag} must be a ${whole ? 'whole ' : ''}number from ${min} to ${max}, not "${String(value)}"`);
     }
     webhook = webhookOptions(opts);
   } catch (e) {

@@ -1,11 +1,14 @@
 import { Option, type Command } from 'commander';
 import { STDIN_PATH } from '../inputs/input-file.ts';
 import { RunRecord } from '../cache/run-record.ts';
-import { patchTree } from '../sinks/atomic-tree.ts';
-import { gitopsConfigProblems } from '../sinks/gitops-config.ts';
+import { holdOutputFolder, patchTree } from '../sinks/atomic-tree.ts';
+import { gitopsConfigProblems, gitopsPathWarning } from '../sinks/gitops-config.ts';
 import { checkOutputFolder } from '../sinks/output-guard.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
+import { MAX_DEBOUNCE_MS, MAX_JOBS, MAX_LOCK_TIMEOUT_S, wholeNumber } from './numeric-flags.ts';
+import { configureOutputLock, DEFAULT_LOCK_TIMEOUT_S } from '../sinks/output-lock.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
+import type { ComposerConfig } from '../config/config.ts';
 import { EXIT_INPUT, EXIT_OK, reportProblems } from './report.ts';
 import { stdinUsageError, usageError } from './stdin.ts';
 import { CHECK_EXIT, inputPaths, type GitopsOptions } from './render-options.ts';
@@ -20,9 +23,10 @@ export function registerGitops(program: Command): void {
     .addOption(new Option('--check', `write nothing: compare the folder with what the input renders to and print a unified diff of the stale files (stdout; at most ${DEFAULT_DIFF_LIMITS.files} files, ${DEFAULT_DIFF_LIMITS.lines} lines each). Exit 0 up to date, 1 stale, 3 invalid input or configuration, or an unreadable folder (nothing compared)`).conflicts('watch'))
     .option('--full-diff', 'with --check: print the whole diff of every stale file')
     .option('--watch', 'keep running: after each change of the input or --config the tree is a fresh render of the disk; while any file is invalid the last good tree stays (see docs/gitops.md)')
-    .option('--debounce <ms>', 'watch mode: wait this long after the last change', '150')
+    .option('--debounce <ms>', `watch mode: wait this long after the last change, 1 to ${MAX_DEBOUNCE_MS}`, wholeNumber(1, MAX_DEBOUNCE_MS), 150)
     .option('-q, --quiet', 'do not print warnings')
-    .option('-j, --jobs <n>', 'render threads for inputs of 400+ sets without --watch: this one and n-1 workers share the sets (see bench/RESULTS.md)', '1');
+    .option('--lock-timeout <s>', `seconds to wait, 0 to ${MAX_LOCK_TIMEOUT_S}, while another crownlabs run writes the same -o folder; then fail (exit 1; in --watch, that update fails)`, wholeNumber(0, MAX_LOCK_TIMEOUT_S), DEFAULT_LOCK_TIMEOUT_S)
+    .option('-j, --jobs <n>', `render threads for inputs of 400+ sets without --watch, 1 to ${MAX_JOBS}: this one and n-1 workers share the sets (see bench/RESULTS.md)`, wholeNumber(1, MAX_JOBS), 1);
   addConfigOptions(cmd).action(async (opts: GitopsOptions, command: Command) => {
     applyHeapGrowth(opts.watch ? HEAP_GROWING_PERCENT.watch : HEAP_GROWING_PERCENT.render);
     process.exitCode = await runGitops(opts, rerunCommand(command));
@@ -55,7 +59,23 @@ export async function runGitops(opts: GitopsOptions, rerun = `crownlabs gitops -
   if (reportProblems(configProblems)) return invalid;
   const inputs = inputPaths(opts);
   // Checked before any work (--check only reads it): a refused folder fails fast (OutputError, exit 1).
-  if (!opts.check) checkOutputFolder(opts.output, inputs);
+  if (opts.check) return gitopsInto(opts, rerun, config, inputs);
+  checkOutputFolder(opts.output, inputs);
+  const pathWarning = gitopsPathWarning(config, opts.output);
+  if (pathWarning && !opts.quiet) process.stderr.write(`${pathWarning}\n`);
+  // One writer at a time. A one-shot run holds the lock throughout (what it reads of the folder is
+  // what it writes over); a watch session takes it around each write only.
+  configureOutputLock({ timeoutMs: (opts.lockTimeout ?? DEFAULT_LOCK_TIMEOUT_S) * 1000 });
+  if (opts.watch) return gitopsInto(opts, rerun, config, inputs);
+  const release = holdOutputFolder(opts.output, inputs);
+  try {
+    return await gitopsInto(opts, rerun, config, inputs);
+  } finally {
+    release();
+  }
+}
+
+async function gitopsInto(opts: GitopsOptions, rerun: string, config: ComposerConfig, inputs: string[]): Promise<number> {
   // The very inputs of the last run into a folder that still holds its output: nothing to do (src/cache/run-record.ts).
   // Not with sealed secrets: their values come from the folder.
   const record = opts.watch || opts.check || config.gitopsSecretMode === 'sealed-secret' ? undefined : RunRecord.open({ kind: 'gitops', config, files: opts.file, inputs, output: opts.output });

@@ -38,15 +38,17 @@ export function registerImageList(program: Command): void {
     });
 }
 
-function positive(value: string | undefined, flag: string): number | string {
-  const n = Number(value);
-  return value !== undefined && Number.isFinite(n) && n > 0 ? n : `${flag} must be a positive number, got "${value ?? ''}"`;
+function whole(value: string | undefined, flag: string, max: number): number | string {
+  if (value === undefined) return `${flag} is required (unless --once)`;
+  const n = value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n >= 1 && n <= max ? n : `${flag} must be a whole number from 1 to ${max}, not "${value ?? ''}"`;
 }
 
 export async function runImageList(opts: ImageListOptions): Promise<number> {
-  const timeout = positive(opts.registryTimeout, '--registry-timeout');
-  const pageSize = positive(opts.pageSize, '--page-size');
-  const interval = opts.once ? 1 : positive(opts.updateInterval, '--update-interval');
+  // Seconds up to an hour for a request, a week between passes; pages as large as registries serve.
+  const timeout = whole(opts.registryTimeout, '--registry-timeout', 3600);
+  const pageSize = whole(opts.pageSize, '--page-size', 10_000);
+  const interval = opts.once ? 1 : whole(opts.updateInterval, '--update-interval', 604_800);
   for (const v of [timeout, pageSize, interval]) {
     if (typeof v === 'string') {
       process.stderr.write(`crownlabs imagelist: ${v}\n`);

@@ -82,7 +82,11 @@ function programOf(registers: readonly Register[]): Command {
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
   try {
-    await program.parseAsync(argv);
+    // An unknown command is a usage error whatever follows it: without this, a --help after it
+    // would print the main help and exit 0. Given alone, commander reports it with a did-you-mean.
+    const first = argv[2];
+    const known = (name: string) => program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+    await program.parseAsync(first !== undefined && !first.startsWith('-') && !known(first) ? argv.slice(0, 3) : argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -30,12 +30,20 @@ export function configHelp(): string {
     '',
   ];
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
-    const dflt = typeof def.default === 'object' ? JSON.stringify(def.default) : String(def.default);
+    const dflt = flagText(def);
     const where = [def.flag ? `${def.flag} <value>` : 'environment only', envVarName(def.key), `default: ${dflt === '' ? '""' : dflt}`];
     if (def.enumValues) where.push(`one of: ${def.enumValues.join(', ')}`);
     lines.push(def.key, `  ${where.join('  ·  ')}`, ...wrap(def.doc, 96).map((l) => `  ${l}`), '');
   }
   return lines.join('\n');
+}
+
+/** A key's default as its flag takes it: `k=v&k=v` for a map, `a,b` for a list. */
+function flagText(def: ConfigKeyDef): string {
+  const d = def.default as unknown;
+  if (Array.isArray(d)) return d.join(',');
+  if (d && typeof d === 'object') return Object.entries(d as Record<string, string>).map(([k, v]) => `${k}=${v}`).join('&');
+  return String(d);
 }
 
 function wrap(text: string, width: number): string[] {

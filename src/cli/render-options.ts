@@ -10,7 +10,9 @@ export interface SynthOptions {
   output: string;
   stdout?: boolean;
   quiet?: boolean;
-  jobs: string;
+  jobs: number;
+  /** Seconds to wait while another run holds the output folder's lock. */
+  lockTimeout?: number;
   [key: string]: unknown;
 }
 
@@ -26,9 +28,11 @@ export interface GitopsOptions {
   check?: boolean;
   fullDiff?: boolean;
   watch?: boolean;
-  debounce: string;
+  debounce: number;
   quiet?: boolean;
-  jobs: string;
+  jobs: number;
+  /** Seconds to wait while another run holds the output folder's lock. */
+  lockTimeout?: number;
   [key: string]: unknown;
 }
 

@@ -7,6 +7,7 @@ import { instanceNameProblems } from '../model/instance-names.ts';
 import { objectIdentity, parentSource, renderedSetProblems, type CheckedSet } from '../compose/prewrite.ts';
 import { setIssueProblems, sharedValidator, validateRenderedSet, type CompileTiming } from '../validate/validator.ts';
 import { ValidationThread } from '../validate/validation-thread.ts';
+import { MAX_JOBS, wholeNumber } from './numeric-flags.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
 import { stdinIfNamed, stdinUsageError } from './stdin.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE } from './report.ts';
@@ -16,7 +17,7 @@ interface ValidateOptions {
   file: string[];
   quiet?: boolean;
   timings?: boolean;
-  jobs?: string;
+  jobs?: number;
   [key: string]: unknown;
 }
 
@@ -30,7 +31,7 @@ export function registerValidate(program: Command): void {
     .requiredOption('-f, --file <path...>', 'input files or folders (YAML, multi-document; folders are read recursively); - reads standard input')
     .option('-q, --quiet', 'do not print warnings')
     .option('--timings', 'print how long loading, compiling and validating took, per kind')
-    .option('-j, --jobs <n>', 'threads: 2 checks the schemas on a second thread while this one renders; 1 does both on this one (less memory)', '2');
+    .option('-j, --jobs <n>', `threads, 1 to ${MAX_JOBS}: 2 or more checks the schemas on a second thread while this one renders; 1 does both on this one (less memory)`, wholeNumber(1, MAX_JOBS), 2);
   addConfigOptions(cmd).action(async (opts: ValidateOptions) => {
     process.exitCode = await runValidate(opts);
   });
@@ -41,11 +42,7 @@ export async function runValidate(opts: ValidateOptions): Promise<number> {
   if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
   if (report(configProblems, opts.quiet)) return EXIT_INPUT;
-  const jobs = Number(opts.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1) {
-    process.stderr.write(`error: option '-j, --jobs <n>': ${JSON.stringify(opts.jobs)} is not a whole number of threads (1 or more)\n`);
-    return EXIT_USAGE;
-  }
+  const jobs = opts.jobs ?? 2;
   // Started first: the thread loads its validator while this one parses and composes.
   const thread = jobs > 1 ? await ValidationThread.start() : undefined;
   try {

@@ -16,6 +16,7 @@ import { requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../m
 import { namespaceTenantKey } from './dependency-index.ts';
 import { unitId } from '../model/set-id.ts';
 import { objectJson } from './object-json.ts';
+import { foldMyDriveProblems } from './mydrive-setting.ts';
 import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
 /**
@@ -94,6 +95,8 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     reported.add(parentKey({ kind: obj.kind as ParentRef['kind'], name: obj.metadata.name, namespace: obj.metadata.namespace }));
   };
   const renderedTenants = new Map<string, Tenant>();
+  /** Personal namespaces of the Tenants skipped for their target label: nothing creates them. */
+  const skippedTenants = new Map<string, Tenant>();
   const dependencies = new Map<string, readonly string[]>();
   /** The parent's dependencies as recorded so far (a unit's are final when it is pushed). */
   const recorded = (parent: ParentRef, reads: RecordedLookups): readonly string[] => {
@@ -133,7 +136,8 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
 
   for (const tenant of inventory.tenants.values()) {
     if (!matchesTargetLabel(tenant, config)) {
-      notice(tenant, `skipped: no target label ${config.targetLabel.key}=${config.targetLabel.value}`);
+      if (wanted({ kind: 'Tenant', name: tenant.metadata.name })) notice(tenant, `skipped: no target label ${config.targetLabel.key}=${config.targetLabel.value}`);
+      skippedTenants.set(tenantNamespaceName(tenant.metadata.name), tenant);
       continue;
     }
     renderedTenants.set(tenantNamespaceName(tenant.metadata.name), tenant);
@@ -161,11 +165,31 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     return tenant ? tenantNamespaceLabels(tenant, config) : undefined;
   };
 
+  /**
+   * The skipped Tenant whose personal namespace `ns` is, when that namespace is not live either:
+   * its Instances would go into a namespace nothing creates (the controller, which reads the live
+   * namespaces, finds none and renders nothing for them either).
+   */
+  const skippedTenantOf = (ns: string, reads: RecordedLookups): Tenant | undefined => {
+    if (reads.namespace(ns)) return undefined;
+    // Composed again when that Tenant changes (gains the label).
+    reads.note(namespaceTenantKey(ns));
+    return skippedTenants.get(ns);
+  };
+  const skippedMessage = (t: Tenant) =>
+    `skipped: its namespace belongs to Tenant ${t.metadata.name}, which is skipped (no target label ${config.targetLabel.key}=${config.targetLabel.value}), so nothing creates the namespace`;
+
   for (const instance of candidates(inventory.instances, 'Instance')) {
     const ns = instance.metadata.namespace ?? '';
     const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
     if (!wanted(parent)) continue;
     const reads = new RecordedLookups(inventory, parentKey(parent));
+    const skippedTenant = skippedTenantOf(ns, reads);
+    if (skippedTenant) {
+      notice(instance, skippedMessage(skippedTenant));
+      recorded(parent, reads);
+      continue;
+    }
     const labels = namespaceLabels(ns, reads);
     if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
       notice(instance, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
@@ -195,6 +219,12 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     const parent: ParentRef = { kind: 'InstanceSnapshot', name: snapshot.metadata.name, namespace: ns };
     if (!wanted(parent)) continue;
     const reads = new RecordedLookups(inventory, parentKey(parent));
+    const skippedTenant = skippedTenantOf(ns, reads);
+    if (skippedTenant) {
+      notice(snapshot, skippedMessage(skippedTenant));
+      recorded(parent, reads);
+      continue;
+    }
     const labels = namespaceLabels(ns, reads);
     if (labels && !hasAllLabels(labels, config.namespaceWhitelist)) {
       notice(snapshot, `skipped: namespace ${ns} lacks the whitelist labels ${formatLabels(config.namespaceWhitelist)}`);
@@ -218,6 +248,8 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     });
   }
 
+  // From files, a MyDrive mount without its Secret comes down to one missing setting: said once, first.
+  if (!options.myDriveShare && !config.mydriveNfsServerName) foldMyDriveProblems(problems);
   units.sort(compareUnits);
   return { units, problems, dependencies, reported };
 }

@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
 import { statKey, treeStats, type BackgroundTreeStats } from './tree-stats.ts';
 import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
+import { clearStaleLock, holdOutputLock, withOutputLock } from './output-lock.ts';
 
 export { OutputError } from './output-guard.ts';
 
@@ -93,10 +94,12 @@ export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, Tree
   const stage = opts.stage as StagedTree | undefined;
   if (stage) {
     try {
-      return failuresAsOutputErrors(stage.target, () => {
-        settleLeftovers(stage.target, stage.path);
-        return swapIn(stage.target, files, undefined, stage);
-      });
+      return failuresAsOutputErrors(stage.target, () =>
+        withOutputLock(stage.target, () => {
+          settleLeftovers(stage.target, stage.path);
+          return remembered(stage.target, swapIn(stage.target, files, undefined, stage));
+        }),
+      );
     } finally {
       stage.abort();
     }
@@ -104,14 +107,49 @@ export function writeTreeAtomically(dir: string, files: ReadonlyMap<string, Tree
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     makeParents(target);
-    settleLeftovers(target);
-    const state = opts.state && isOutputFolder(target.path) ? opts.state : undefined;
-    if (!state) {
-      for (const content of files.values()) if (content === KEEP) throw new Error('a file to keep without the folder state it was checked against');
-      return swapIn(target, files);
-    }
-    return updateInPlace(target, files, state);
+    return withOutputLock(target, () => {
+      settleLeftovers(target);
+      const state = opts.state && isOutputFolder(target.path) ? opts.state : undefined;
+      if (!state) {
+        for (const content of files.values()) if (content === KEEP) throw new Error('a file to keep without the folder state it was checked against');
+        return remembered(target, swapIn(target, files));
+      }
+      return remembered(target, updateInPlace(target, files, state));
+    });
   });
+}
+
+/**
+ * Takes the lock of output folder `dir` for a whole run (src/sinks/output-lock.ts): what the run
+ * reads of the folder and what it writes then come from one writer. The returned release also
+ * removes the parent folders it had to create for the lock, when the run left them empty.
+ */
+export function holdOutputFolder(dir: string, inputs: readonly string[] = []): () => void {
+  const target = checkOutputFolder(dir, inputs);
+  return failuresAsOutputErrors(target, () => {
+    const created = makeParents(target);
+    let release: () => void;
+    try {
+      release = holdOutputLock(target);
+    } catch (err) {
+      removeEmptyFolders(created);
+      throw err;
+    }
+    return () => {
+      release();
+      removeEmptyFolders(created);
+    };
+  });
+}
+
+function removeEmptyFolders(outermostFirst: readonly string[]): void {
+  for (const f of [...outermostFirst].reverse()) {
+    try {
+      rmdirSync(f);
+    } catch {
+      return; // not empty: the run wrote into it
+    }
+  }
 }
 
 /**
@@ -124,15 +162,17 @@ export function outputState(dir: string, opts: Pick<TreeWriteOptions, 'inputs'> 
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     if (!existsSync(target.parent)) return undefined;
-    const settled = settleLeftovers(target);
-    if (!isOutputFolder(target.path)) return undefined;
-    // `walked`: the folder walked since the run began; not if settling changed it meanwhile.
-    const early = opts.walked?.dir === target.path && !settled ? opts.walked : undefined;
-    try {
-      return early ? early.result() : treeStats(target.path);
-    } catch {
-      return undefined;
-    }
+    return withOutputLock(target, () => {
+      const settled = settleLeftovers(target);
+      if (!isOutputFolder(target.path)) return undefined;
+      // `walked`: the folder walked since the run began; not if settling changed it meanwhile.
+      const early = opts.walked?.dir === target.path && !settled ? opts.walked : undefined;
+      try {
+        return early ? early.result() : treeStats(target.path);
+      } catch {
+        return undefined;
+      }
+    });
   });
 }
 
@@ -148,17 +188,20 @@ export function stageNewTree(dir: string, opts: Pick<TreeWriteOptions, 'inputs'>
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     makeParents(target);
-    settleLeftovers(target);
-    if (existsSync(target.path)) return undefined;
-    const path = leftoverPath(target, 'new');
-    mkdirSync(path);
-    try {
-      return new StagedTree(target, path);
-    } catch {
-      // No writer thread to be had (resource limits): the write goes on one thread, as without a stage.
-      rmSync(path, { recursive: true, force: true });
-      return undefined;
-    }
+    // Held by the run (its front took it): the stage is swapped in under the same lock.
+    return withOutputLock(target, () => {
+      settleLeftovers(target);
+      if (existsSync(target.path)) return undefined;
+      const path = leftoverPath(target, 'new');
+      mkdirSync(path);
+      try {
+        return new StagedTree(target, path);
+      } catch {
+        // No writer thread to be had (resource limits): the write goes on one thread, as without a stage.
+        rmSync(path, { recursive: true, force: true });
+        return undefined;
+      }
+    });
   });
 }
 
@@ -203,16 +246,25 @@ export function patchTree(dir: string, before: ReadonlyMap<string, string>, afte
   const target = checkOutputFolder(dir, opts.inputs);
   return failuresAsOutputErrors(target, () => {
     makeParents(target);
-    settleLeftovers(target);
-    if (!isOutputFolder(target.path)) {
-      const r = swapIn(target, after);
-      return r.written + r.removed;
-    }
-    const write = [...after].filter(([rel, content]) => before.get(rel) !== content);
-    const remove = [...before.keys()].filter((rel) => !after.has(rel));
-    if (write.length === 0 && remove.length === 0) return 0;
-    patch(target, write, remove);
-    return write.length + remove.length;
+    return withOutputLock(target, () => {
+      settleLeftovers(target);
+      // Written by someone else since this process wrote it (another run, a crashed patch rolled
+      // forward): `before` is not what it holds, so the whole tree is compared and written.
+      if (!isOutputFolder(target.path) || left.get(target.path) !== folderIdentity(target.path)) {
+        const r = remembered(target, swapIn(target, after));
+        return r.written + r.removed;
+      }
+      const write = [...after].filter(([rel, content]) => before.get(rel) !== content);
+      const remove = [...before.keys()].filter((rel) => !after.has(rel));
+      if (write.length === 0 && remove.length === 0) return 0;
+      if (!writable(target.path, [...write.map(([rel]) => rel), ...remove])) {
+        const r = remembered(target, swapIn(target, after));
+        return r.written + r.removed;
+      }
+      patch(target, write, remove);
+      remembered(target, undefined);
+      return write.length + remove.length;
+    });
   });
 }
 
@@ -268,7 +320,9 @@ function updateInPlace(target: OutputTarget, files: ReadonlyMap<string, TreeCont
       return false;
     }
   });
-  if (!journaled || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT) || changes > Math.max(IN_PLACE_MIN, files.size / IN_PLACE_DIVISOR)) {
+  const tooLarge = changes > Math.max(IN_PLACE_MIN, files.size / IN_PLACE_DIVISOR);
+  // A folder the patch cannot rename into (read-only) is rebuilt beside it instead: a swap needs only the parent writable.
+  if (!journaled || !sameContent(join(dir, OUTPUT_MARKER), OUTPUT_MARKER_TEXT) || tooLarge || (changes > 0 && !writable(dir, [...write.map(([rel]) => rel), ...remove]))) {
     return swapIn(target, files, { old: new Set([...state.keys()].filter((rel) => rel !== OUTPUT_MARKER)), same });
   }
   const stats = new Map(state);
@@ -285,16 +339,18 @@ export function writeFileAtomically(file: string, header: string, content: strin
   const target = checkOutputFile(file, header, opts.inputs);
   failuresAsOutputErrors(target, () => {
     makeParents(target);
-    settleLeftovers(target);
-    const tmp = leftoverPath(target, 'tmp');
-    try {
-      writeFileSync(tmp, header + content, { flag: 'wx' });
-      faultPoint('file-staged');
-      renameSync(tmp, target.path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    withOutputLock(target, () => {
+      settleLeftovers(target);
+      const tmp = leftoverPath(target, 'tmp');
+      try {
+        writeFileSync(tmp, header + content, { flag: 'wx' });
+        faultPoint('file-staged');
+        renameSync(tmp, target.path);
+      } catch (err) {
+        rmSync(tmp, { force: true });
+        throw err;
+      }
+    });
   });
 }
 
@@ -323,6 +379,7 @@ export function listFiles(dir: string): Set<string> {
  * but for `staging`, the tree it is staging now (stageNewTree). True when there was any to settle.
  */
 export function settleLeftovers(target: OutputTarget, staging?: string): boolean {
+  clearStaleLock(target);
   const mine = leftovers(target).filter((l) => l.path !== staging && (l.pid === process.pid || !alive(l.pid)));
   if (mine.length === 0) return false;
   const take = (l: Leftover) => mine.splice(mine.indexOf(l), 1);
@@ -339,8 +396,20 @@ export function settleLeftovers(target: OutputTarget, staging?: string): boolean
       if (existsSync(join(l.path, PATCH_JOURNAL))) applyPatch(l.path, target.path);
     }
   }
-  for (const l of mine) rmSync(l.path, { recursive: true, force: true });
+  for (const l of mine) removeLeftover(l.path);
   return true;
+}
+
+/**
+ * Removes a settled leftover or the tree a swap retired. It is not part of the output: a folder
+ * that cannot be removed (made read-only) is a warning naming it, not a failed run.
+ */
+function removeLeftover(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (err) {
+    process.stderr.write(`warning: ${path}: cannot be removed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): the output is complete without it; remove it by hand (chmod -R u+w '${path}' && rm -rf '${path}')\n`);
+  }
 }
 
 /**
@@ -425,7 +494,7 @@ function swapIn(target: OutputTarget, files: ReadonlyMap<string, TreeContent>, k
   }
   stage?.installed();
   faultPoint('after-install');
-  rmSync(retired, { recursive: true, force: true });
+  removeLeftover(retired);
   return result;
 }
 
@@ -444,6 +513,48 @@ function applyPatch(staging: string, dir: string): void {
     renameSync(from, join(dir, rel));
     if (i === (journal.write.length - 1) >> 1) faultPoint('patch-apply');
   });
+  // Its ctime changes (it cannot be set back): how a writer tells that another one patched the folder.
+  const now = new Date();
+  utimesSync(dir, now, now);
+}
+
+/**
+ * Per output folder, its identity (inode and ctime) when this process last wrote it: a swap gives
+ * it a new inode, a patch a new ctime, so any other writer since shows.
+ */
+const left = new Map<string, string>();
+
+function folderIdentity(dir: string): string | undefined {
+  try {
+    const st = statSync(dir);
+    return `${st.ino} ${st.ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function remembered<T>(target: OutputTarget, result: T): T {
+  const id = folderIdentity(target.path);
+  if (id === undefined) left.delete(target.path);
+  else left.set(target.path, id);
+  return result;
+}
+
+/** Every existing folder a patch of `rels` renames into or removes from is writable. */
+function writable(dir: string, rels: readonly string[]): boolean {
+  const folders = new Set<string>([dir]);
+  for (const rel of rels) {
+    const parts = rel.split('/').slice(0, -1);
+    for (let i = 0; i <= parts.length; i++) folders.add(join(dir, ...parts.slice(0, i)));
+  }
+  for (const f of folders) {
+    try {
+      accessSync(f, constants.W_OK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
+  }
+  return true;
 }
 
 function removeEmptyParents(dir: string, rel: string): void {
@@ -535,8 +646,16 @@ function failuresAsOutputErrors<T>(target: OutputTarget, write: () => T): T {
     return write();
   } catch (err) {
     if (err instanceof OutputError || !(err as NodeJS.ErrnoException).code) throw err;
-    throw new OutputError(target.given, `cannot be written: ${(err as Error).message}`);
+    throw new OutputError(target.given, `cannot be written: ${(err as Error).message}${permissionHint(target, err as NodeJS.ErrnoException)}`);
   }
+}
+
+/** What to do about a refused write: which folder must be writable, or that the file system is read-only. */
+function permissionHint(target: OutputTarget, err: NodeJS.ErrnoException): string {
+  const at = err.path ?? target.path;
+  if (err.code === 'EROFS') return `. ${at} is on a read-only file system: choose an output (-o) on a writable one`;
+  if (err.code !== 'EACCES' && err.code !== 'EPERM') return '';
+  return `. crownlabs writes the output beside it and renames it in, so this user needs write access to ${target.parent} and to the output folder: fix the permissions (e.g. chmod u+w), or choose another output (-o)`;
 }
 
 /** Test hook: CROWNLABS_FAULT=<point> kills the process there, as a crash would (test/unit/sinks/crash.test.ts). */

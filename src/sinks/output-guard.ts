@@ -35,7 +35,13 @@ export function checkOutputFolder(dir: string, inputs: readonly string[] = []): 
   if (st && !st.isDirectory()) throw new OutputError(dir, 'is not a folder (-o takes the folder to write)');
   checkOverlap(target, inputs);
   if (st) {
-    const entries = readdirSync(target.path);
+    let entries: string[];
+    try {
+      entries = readdirSync(target.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new OutputError(dir, `cannot be read (${code ?? (err as Error).message}): crownlabs compares the folder with what it renders, so this user needs read and write access to it: fix its permissions (e.g. chmod u+rwx), or choose another output (-o)`);
+    }
     if (entries.length > 0 && !isOutputFolder(target.path)) {
       const shown = entries.sort().slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
       throw new OutputError(
@@ -61,8 +67,11 @@ export function checkOutputFile(file: string, header: string, inputs: readonly s
   return target;
 }
 
-/** Creates the missing folders above an output one at a time (Node's recursive mkdir spins on /proc). */
-export function makeParents(target: OutputTarget): void {
+/**
+ * Creates the missing folders above an output one at a time (Node's recursive mkdir spins on /proc);
+ * returns those it created, outermost first. Another run creating the same ones meanwhile is fine.
+ */
+export function makeParents(target: OutputTarget): string[] {
   const missing: string[] = [];
   let p = target.parent;
   for (;;) {
@@ -75,13 +84,17 @@ export function makeParents(target: OutputTarget): void {
     if (dirname(p) === p) break;
     p = dirname(p);
   }
+  const created: string[] = [];
   for (const m of missing.reverse()) {
     try {
       mkdirSync(m);
+      created.push(m);
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && lstatOrUndefined(m, target.given)?.isDirectory()) continue;
       throw new OutputError(target.given, `cannot create ${m}: ${(err as Error).message}`);
     }
   }
+  return created;
 }
 
 function outputTarget(given: string): OutputTarget {

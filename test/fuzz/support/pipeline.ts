@@ -315,11 +315,11 @@ async function sinks(dir: string, c: DocCase): Promise<Record<string, number>> {
   rmSync(scratch, { recursive: true, force: true });
   const out = join(scratch, ...Array<string>(OUT_DEPTH).fill('d'));
   mkdirSync(out, { recursive: true });
-  const opts = { file: [dir], config: CONFIG, quiet: true, jobs: '1', vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push', gitopsSecretMode: SECRET_MODES[c.config % SECRET_MODES.length] };
+  const opts = { file: [dir], config: CONFIG, quiet: true, jobs: 1, vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push', gitopsSecretMode: SECRET_MODES[c.config % SECRET_MODES.length] };
   // The commands print their problems and summaries to stderr; the runner keeps its tail for crashes.
   const codes: Record<string, number> = { synth: await stageAsync('crownlabs synth', () => runSynth({ ...opts, output: join(out, 'dist') })) };
   // gitops costs twice synth: in one case of three (its emitted files are checked in every case above).
-  if (c.config % 3 === 0) codes.gitops = await stageAsync('crownlabs gitops', () => runGitops({ ...opts, output: join(out, 'gitops'), debounce: '150' }));
+  if (c.config % 3 === 0) codes.gitops = await stageAsync('crownlabs gitops', () => runGitops({ ...opts, output: join(out, 'gitops'), debounce: 150 }));
   return codes;
 }
 

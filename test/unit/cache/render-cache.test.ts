@@ -7,6 +7,7 @@ import { Inventory } from '../../../src/inputs/inventory.ts';
 import { TEMPLATE_REF, type InputObject } from '../../../src/inputs/types.ts';
 import type { Problem } from '../../../src/inputs/problems.ts';
 import { parentKey } from '../../../src/model/labels.ts';
+import { tenantNamespaceName } from '../../../src/model/naming.ts';
 import { isApplicationFiles, isGitopsEntry, isSynthEntry, RenderCache, type SynthEntry } from '../../../src/cache/render-cache.ts';
 import { composeReusing } from '../../../src/cache/reuse.ts';
 import { compose, renderUnit, type RenderUnit } from '../../../src/compose/compose.ts';
@@ -103,7 +104,9 @@ describe('render cache', () => {
     const next = clone(lab);
     const tenant = next.find((o) => o.kind === 'Tenant')!;
     tenant.metadata.labels = { ...tenant.metadata.labels, [baseConfig.targetLabel.key]: 'elsewhere' };
-    expect(compose(inventoryOf(next), baseConfig).reported).toEqual(new Set([`Tenant/${tenant.metadata.name}`]));
+    // The Tenant, and the Instances in its namespace, which nothing creates now.
+    const inNamespace = next.filter((o) => o.kind === 'Instance' && o.metadata.namespace === tenantNamespaceName(tenant.metadata.name)).map((o) => `Instance/${o.metadata.namespace}/${o.metadata.name}`);
+    expect(compose(inventoryOf(next), baseConfig).reported).toEqual(new Set([`Tenant/${tenant.metadata.name}`, ...inNamespace]));
     for (let i = 0; i < 2; i++) {
       const r = run(dir, next);
       expect(r.problems.map((p) => p.message)).toContain(`skipped: no target label ${baseConfig.targetLabel.key}=${baseConfig.targetLabel.value}`);

@@ -23,7 +23,7 @@ describe('§10 crownlabs imagelist flags', () => {
   it('requires --update-interval unless --once', () => {
     const r = crownlabs(['imagelist', '--advertised-registry-name', 'a', '--image-list-name', 'l', '--registry-url', 'http://r']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--update-interval must be a positive number, got ""');
+    expect(r.stderr).toContain('--update-interval is required (unless --once)');
   });
 });
 

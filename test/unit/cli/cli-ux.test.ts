@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, CONFIG, crownlabs, LAB, ROOT } from '../../support/cli.ts';
+import type { ConfigKeyDef } from '../../../src/config/keys.ts';
 
 /** A copy of the example lab, to break. */
 function labCopy(): string {
@@ -73,6 +74,19 @@ describe('--help, help config and usage errors (#17.2)', () => {
       expect(r.stdout).toContain(envVarName(def.key));
     }
     expect(r.stdout).toMatch(/gitopsSecretMode\n.*one of: existing, external-secret, sealed-secret/);
+  });
+
+  it('help config shows each default as its flag takes it (k=v&k=v for a map), and the flag takes it back', async () => {
+    const { CONFIG_KEYS } = await import('../../../src/config/keys.ts');
+    const { parseValue } = await import('../../../src/config/config.ts');
+    const out = crownlabs(['help', 'config']).stdout;
+    expect(out).toMatch(/\nnamespaceWhitelist\n.*default: crownlabs\.polito\.it\/operator-selector=production\s/);
+    for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
+      if (!def.flag) continue;
+      const shown = new RegExp(`\n${def.key}\n.*default: (.*?)(  ·  |\n)`).exec(out)![1];
+      const text = shown === '""' ? '' : shown;
+      expect(parseValue(def, text), def.key).toEqual(parseValue(def, def.default));
+    }
   });
 
   it('help <command> shows that command; an unknown topic is a usage error', () => {

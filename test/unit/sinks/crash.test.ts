@@ -15,6 +15,12 @@ type Tree = Map<string, string> | 'missing';
 const tree = (dir: string): Tree => (existsSync(dir) ? new Map([...listFiles(dir)].sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')])) : 'missing');
 /** What a write of `path` left beside it (`.<name>.new-…`, `.old-…`, `.patch-…`, `.tmp-…`). */
 const leftovers = (path: string) => readdirSync(dirname(path)).filter((n) => n.startsWith(`.${basename(path)}.`));
+/** The same without the lock file a killed run leaves too (`.<name>.lock`, taken over by the next write). */
+const stagedLeftovers = (path: string) => {
+  const all = leftovers(path);
+  expect(all).toContain(`.${basename(path)}.lock`);
+  return all.filter((n) => n !== `.${basename(path)}.lock`);
+};
 
 /** `env`: e.g. CROWNLABS_RENDER_CACHE=0, which makes every synth a full rebuild (no folder state to update in place). */
 function run(args: string[], fault?: string, env: NodeJS.ProcessEnv = {}) {
@@ -92,7 +98,7 @@ describe('a crash while synth rebuilds its folder', () => {
     const staged = { CROWNLABS_PARALLEL_WRITES: '1' };
     expect(run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], point, staged).signal).toBe('SIGKILL');
     expect(tree(out)).toBe('missing');
-    expect(leftovers(out)).toHaveLength(1);
+    expect(stagedLeftovers(out)).toHaveLength(1);
     const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out], undefined, staged);
     expect(next.code).toBe(0);
     expect(tree(out)).toEqual(golden.synthNew);
@@ -104,7 +110,7 @@ describe('a crash while synth rebuilds its folder', () => {
     cpSync(join(root, 'golden', 'gitopsOld'), out, { recursive: true });
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'stage', FULL).signal).toBe('SIGKILL');
     expect(tree(out)).toEqual(golden.gitopsOld);
-    const [partial] = leftovers(out);
+    const [partial] = stagedLeftovers(out);
     expect(partial).toMatch(/^\.gitops\.new-\d+-\d+-\d+$/);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out, '--check']).code).toBe(1);
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], undefined, FULL).code).toBe(0);
@@ -131,7 +137,7 @@ describe('a crash while synth updates its folder in place (a small change, cache
       expect(tree(out)).not.toEqual(want.old);
       expect(tree(out)).not.toEqual(want.new);
     } else expect(tree(out)).toEqual(want[atCrash]);
-    expect(leftovers(out)).toHaveLength(1);
+    expect(stagedLeftovers(out)).toHaveLength(1);
     // The next run is no replay (leftovers beside the folder): it settles them, then writes what is left.
     const next = run(['synth', '-f', labNew, '--config', CONFIG, '-o', out]);
     expect(next.code).toBe(0);
@@ -151,7 +157,7 @@ describe('a crash while gitops updates its folder in place', () => {
     expect(run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out], 'patch-apply').signal).toBe('SIGKILL');
     expect(tree(out)).not.toEqual(golden.gitopsOld);
     expect(tree(out)).not.toEqual(golden.gitopsNew);
-    expect(leftovers(out)).toHaveLength(1);
+    expect(stagedLeftovers(out)).toHaveLength(1);
     const next = run(['gitops', '-f', labNew, '--config', CONFIG, '-o', out]);
     expect(next.code).toBe(0);
     expect(next.stderr).toMatch(/\(0 written, \d+ unchanged, 0 removed\)/);
@@ -202,7 +208,7 @@ describe('a crash during a gitops --watch update', () => {
       expect(tree(out)).not.toEqual(want.old);
       expect(tree(out)).not.toEqual(want.new);
     } else expect(tree(out)).toEqual(want[atCrash]);
-    expect(leftovers(out)).toHaveLength(1);
+    expect(stagedLeftovers(out)).toHaveLength(1);
     settleLeftovers(checkOutputFolder(out));
     expect(tree(out)).toEqual(want[settled]);
     expect(leftovers(out)).toEqual([]);
@@ -217,7 +223,7 @@ describe('a crash while manifests -o replaces its file', () => {
     expect(old.startsWith(MANIFESTS_HEADER)).toBe(true);
     expect(run(['manifests', '--config', CONFIG, '--platform-shards', 'a,b', '-o', out], 'file-staged').signal).toBe('SIGKILL');
     expect(readFileSync(out, 'utf8')).toBe(old);
-    expect(leftovers(out)).toHaveLength(1);
+    expect(stagedLeftovers(out)).toHaveLength(1);
     expect(run(['manifests', '--config', CONFIG, '--platform-shards', 'a,b', '-o', out]).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toContain('crownlabs-controller-b');
     expect(leftovers(out)).toEqual([]);
