@@ -23,6 +23,7 @@ import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
+import { RENDERED_DIGEST_ANNOTATION, withRenderedDigest } from './rendered-digest.ts';
 import { adoptionRefusal } from './adoption.ts';
 import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
 import { myDriveShare } from './mydrive-share.ts';
@@ -106,7 +107,8 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
     const owner = liveParent(caches, unit);
     if (owner?.metadata.deletionTimestamp) continue; // the controller leaves it: its children are garbage-collected
     if (unit.parent.kind === 'InstanceSnapshot' && ['Completed', 'Failed'].includes(String((owner?.status as { phase?: string } | undefined)?.phase))) continue;
-    const rendered = renderUnit(unit);
+    // As applySet: the digest of what is rendered goes on (not on a snapshot's Job, created once).
+    const rendered = unit.parent.kind === 'InstanceSnapshot' ? renderUnit(unit) : withRenderedDigest(renderUnit(unit));
     planned.push({ unit, owner, objects: owner ? withOwner(rendered, owner) : rendered });
   }
   const renderedNamespaces = new Set(planned.flatMap((p) => p.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)));
@@ -256,7 +258,11 @@ async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObje
   const l = withoutManagedFields(live);
   const m = withoutManagedFields(merged);
   if (!l) return { ...base, action: 'create', merged: m, note };
-  const paths = changedPaths(l, m);
+  // The digest changes with whatever else does: shown as a path only when it is the one change.
+  const digestPath = `metadata.annotations[${JSON.stringify(RENDERED_DIGEST_ANNOTATION)}]`;
+  const changed = changedPaths(l, m);
+  const paths = changed.length > 1 ? changed.filter((p) => p !== digestPath) : changed;
   if (paths.length === 0) return undefined;
-  return { ...base, action: 'change', live: l, merged: m, paths, danger: restartReason(l, m), takeover: takeoverManagers(live) };
+  if (paths[0] === digestPath) note = 'only the digest of what is rendered is recorded: no other field changes';
+  return { ...base, action: 'change', live: l, merged: m, paths, danger: restartReason(l, m), takeover: takeoverManagers(live), note };
 }
