@@ -23,7 +23,7 @@ import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
-import { RENDERED_DIGEST_ANNOTATION, withRenderedDigest } from './rendered-digest.ts';
+import { RENDERED_DIGEST_LABEL, withRenderedDigest } from './rendered-digest.ts';
 import { adoptionRefusal } from './adoption.ts';
 import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
 import { myDriveShare } from './mydrive-share.ts';
@@ -259,7 +259,7 @@ async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObje
   const m = withoutManagedFields(merged);
   if (!l) return { ...base, action: 'create', merged: m, note };
   // The digest changes with whatever else does: shown as a path only when it is the one change.
-  const digestPath = `metadata.annotations[${JSON.stringify(RENDERED_DIGEST_ANNOTATION)}]`;
+  const digestPath = `metadata.labels[${JSON.stringify(RENDERED_DIGEST_LABEL)}]`;
   const changed = changedPaths(l, m);
   const paths = changed.length > 1 ? changed.filter((p) => p !== digestPath) : changed;
   if (paths.length === 0) return undefined;
