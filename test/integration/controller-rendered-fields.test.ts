@@ -7,8 +7,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { RENDERED_DIGEST_LABEL, withRenderedDigest } from '../../src/controller/rendered-digest.ts';
 import { FIELD_MANAGER } from '../../src/kube/objects.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { diffAgainstCluster, type ObjectDiff } from '../../src/controller/dry-run-diff.ts';
+import { DEFAULT_KEEP_ALIVE_MS } from '../../src/controller/controller.ts';
 import type { KubeObject as RenderedObject } from '../../src/inputs/types.ts';
-import { getObject, listObjects, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
+import { adminKubeConfig, getObject, listObjects, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 import { cleanupLab, create, createIgnoringConflict, expectedObjects, lab, labConfig, liveOf, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
 
 const labs: Lab[] = [];
@@ -43,6 +46,15 @@ async function applyAsEarlierRendering(obj: RenderedObject, edit: (o: Any) => vo
   await serverSideApply(withRenderedDigest([earlier])[0] as KubeObject, { fieldManager: FIELD_MANAGER });
 }
 
+const DIGEST_PATH = `metadata.labels[${JSON.stringify(RENDERED_DIGEST_LABEL)}]`;
+
+/** What `crownlabs diff` predicts for the objects of a namespace, by `Kind/name`. */
+async function predicted(config: ComposerConfig, namespace: string): Promise<Map<string, ObjectDiff>> {
+  const r = await diffAgainstCluster({ client: new KubeClient(adminKubeConfig()), config, keepAliveMs: DEFAULT_KEEP_ALIVE_MS, include: (o) => o.metadata.namespace === namespace });
+  expect(r.errors).toEqual([]);
+  return new Map(r.changes.map((c) => [c.id.replace(`/${namespace}/`, '/'), c]));
+}
+
 describe('fields no longer rendered', () => {
   it('leave the live objects within one reconcile, and objects without a digest get it without a restart', async () => {
     const l = lab(shardName('rf'));
@@ -66,7 +78,10 @@ describe('fields no longer rendered', () => {
     await waitFor(async () => (await liveOf(vm)) && (await liveOf(deployment)), { timeoutMs: 60_000, message: 'the VM and the Deployment' });
     await stop(ctl);
 
-    // 2. The auth URL unset: its annotations go at the first reconcile.
+    // 2. The auth URL unset: diff shows the annotations going (not the digest), and they go at the first reconcile.
+    const unset = (await predicted(without, l.tenantNs)).get('Ingress/desk-1-gui')!;
+    expect(unset.paths).toEqual(expect.arrayContaining([`metadata.annotations[${JSON.stringify(AUTH)}]`]));
+    expect(unset.paths).not.toContain(DIGEST_PATH);
     ctl = await reconcileOnce(without, keys);
     const annotations = (await liveOf(ingress))!.metadata.annotations as Record<string, string>;
     expect(Object.keys(annotations).filter((k) => k.startsWith('nginx.ingress.kubernetes.io/auth-'))).toEqual([]);
@@ -85,6 +100,9 @@ describe('fields no longer rendered', () => {
     expect(before.metadata.labels['example.org/earlier']).toBe('yes');
     expect(before.spec.template.spec.containers.find((c: Any) => c.name === 'desk').env.map((e: Any) => e.name)).toContain('EARLIER');
     expect(((await liveOf(vm)) as Any).spec.template.spec.evictionStrategy).toBe('None');
+    const earlier = await predicted(without, l.tenantNs);
+    expect(earlier.get('Deployment/desk-1')!.paths).toEqual(expect.arrayContaining(['metadata.labels["example.org/earlier"]', expect.stringMatching(/^spec\.template\.spec\.containers\[\d\]\.env\[\d\]/)]));
+    expect(earlier.get('VirtualMachine/pvm-1')!.paths).toEqual(expect.arrayContaining(['spec.template.spec.evictionStrategy']));
     ctl = await reconcileOnce(without, keys);
     const after = (await liveOf(deployment)) as Any;
     expect(after.metadata.labels['example.org/earlier']).toBeUndefined();
@@ -102,6 +120,12 @@ describe('fields no longer rendered', () => {
     const replicaSets = async () => (await listObjects('apps/v1', 'ReplicaSet', { namespace: l.tenantNs })).map((r) => r.metadata.name).sort();
     const pods = async () => (await listObjects('v1', 'Pod', { namespace: l.tenantNs })).map((p) => `${p.metadata.name} ${(p.metadata as Any).uid}`).sort();
     const [gens, sets, podsBefore] = [await generations(), await replicaSets(), await pods()];
+    // diff predicts the one write of each: the digest label, nothing else, nothing dangerous.
+    const digestOnly = await predicted(without, l.tenantNs);
+    for (const id of ['Deployment/desk-1', 'VirtualMachine/pvm-1']) {
+      expect(digestOnly.get(id), id).toMatchObject({ action: 'change', paths: [DIGEST_PATH], note: expect.stringMatching(/no other field changes/) });
+      expect(digestOnly.get(id)!.danger, id).toBeUndefined();
+    }
     ctl = await reconcileOnce(without, keys);
     for (const ref of [deployment, vm]) expect(((await liveOf(ref)) as Any).metadata.labels?.[RENDERED_DIGEST_LABEL], ref.kind).toMatch(/^[0-9a-f]{40}$/);
     expect(await generations()).toEqual(gens);
@@ -109,6 +133,7 @@ describe('fields no longer rendered', () => {
     expect(await pods()).toEqual(podsBefore);
     // Converged: a further resync sends no writes.
     await ctl.handle.idle(1000);
+    expect([...(await predicted(without, l.tenantNs)).keys()]).toEqual([]);
     const applies = () => ctl.writes().filter((w) => w.method === 'PATCH' && !w.path.endsWith('/status')).length;
     const writes = applies();
     ctl.handle.resyncAll();
