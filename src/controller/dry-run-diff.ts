@@ -113,8 +113,8 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
   }
   const renderedNamespaces = new Set(planned.flatMap((p) => p.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)));
 
-  const tasks: { id: string; run: () => Promise<ObjectDiff | undefined> }[] = [];
-  const prunes: ObjectDiff[] = [];
+  const tasks: { id: string; set: string; run: () => Promise<ObjectDiff | undefined> }[] = [];
+  const prunes: (ObjectDiff & { set: string })[] = [];
   for (const p of planned) {
     // Namespaces first, as applySet: the objects inside them need them.
     const ordered = [...p.objects.filter((o) => o.kind === 'Namespace'), ...p.objects.filter((o) => o.kind !== 'Namespace')];
@@ -123,7 +123,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       // A snapshot's Job is created once (its tag is the controller's clock) and never re-applied.
       const target = config.targetLabel.key;
       const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces, target) : () => compareRendered(client, caches, obj, renderedNamespaces, target);
-      tasks.push({ id: objectId(obj), run });
+      tasks.push({ id: objectId(obj), set: parentKey(p.unit.parent), run });
     }
     // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
     if (p.owner && p.unit.parent.kind !== 'InstanceSnapshot') {
@@ -131,6 +131,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       for (const child of pruneCandidates(caches, p.unit.parent, p.owner, wanted)) {
         if (!include(child)) continue;
         prunes.push({
+          set: parentKey(p.unit.parent),
           id: objectId(child),
           kind: child.kind,
           action: 'prune',
@@ -161,13 +162,22 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
 
   const changes: ObjectDiff[] = [];
   const errors: string[] = [];
+  const failedSets = new Set<string>();
   let unchanged = 0;
-  for (const r of results) {
-    if ('error' in r) errors.push(r.error);
-    else if (r.ok) changes.push(r.ok);
+  results.forEach((r, i) => {
+    if ('error' in r) {
+      errors.push(r.error);
+      failedSets.add(tasks[i].set);
+    } else if (r.ok) changes.push(r.ok);
     else unchanged++;
+  });
+  // As applySet: a set with a failed apply prunes nothing.
+  const pruned: ObjectDiff[] = [];
+  for (const { set, ...prune } of prunes) {
+    if (!failedSets.has(set)) pruned.push(prune);
+    else errors.push(`${prune.id}: not pruned while an apply of ${set} fails`);
   }
-  return { changes: [...changes, ...prunes], unchanged, errors, problems };
+  return { changes: [...changes, ...pruned], unchanged, errors, problems };
 }
 
 function errorMessage(e: unknown): string {
