@@ -1,7 +1,8 @@
 /**
- * Delivers one rendered resource set: controller ownerReferences to the parent, server-side apply
- * (field manager `crownlabs-composer`, force) of every object the live cache does not already hold,
- * then prune of the objects labelled with this parent's id AND owned by it that were not rendered.
+ * Delivers one rendered resource set: controller ownerReferences to the parent and the digest of
+ * what is rendered (rendered-digest.ts), server-side apply (field manager `crownlabs-composer`,
+ * force) of every object the live cache does not already hold, then, when every apply succeeded,
+ * prune of the objects labelled with this parent's id AND owned by it that were not rendered.
  */
 import type { KubeObject } from '../inputs/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
@@ -13,6 +14,7 @@ import { serverSideApply } from '../kube/objects.ts';
 import { firstDifference, liveHoldsRendered } from './live-compare.ts';
 import { adoptionRefusal } from './adoption.ts';
 import { outranks } from '../model/set-precedence.ts';
+import { withRenderedDigest } from './rendered-digest.ts';
 
 export interface ApplyOutcome {
   applied: number;
@@ -99,7 +101,7 @@ function liveParent(ctx: ControllerContext, kind: string, namespace: string | un
 
 export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
   const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, terminating: 0, errors: [], live: new Map() };
-  const objects = withOwner(rendered, owner);
+  const objects = withOwner(withRenderedDigest(rendered), owner);
   // A set in conflict applies and prunes nothing: the reconciler reports the errors (Event, status).
   const conflicts = setConflicts(ctx, owner, objects);
   out.errors.push(...conflicts.errors);
@@ -135,7 +137,10 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
       out.errors.push({ object: id, error: e as Error });
     }
   }
-  for (const child of pruneCandidates(ctx.caches, parent, owner, wanted)) {
+  // A failed apply prunes nothing (as kro's ApplySet and Flux): the old copy of a renamed object
+  // stays until its new one exists. One being deleted does not hold prunes back: it may wait for them.
+  const prunable = out.errors.length === 0 ? pruneCandidates(ctx.caches, parent, owner, wanted) : [];
+  for (const child of prunable) {
     const inf = ctx.caches.informerOf(child.apiVersion, child.kind);
     try {
       const res = await ctx.client.request<CachedObject | undefined>('DELETE', ctx.client.path(child.apiVersion, child.kind, child.metadata.namespace, child.metadata.name), {

@@ -15,7 +15,7 @@ import { MYDRIVE_INFO_SECRET } from '../model/mydrive.ts';
 import { defaultConfig } from '../config/config.ts';
 import { Informer, type CachedObject, type InformerOptions } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { CHILD_KINDS } from '../kube/resources.ts';
+import { childKinds } from './child-kinds.ts';
 import { keptAsChild, type ChildGuardConfig } from './child-guard.ts';
 import { secretDigestProjection } from './secret-digest.ts';
 
@@ -89,7 +89,7 @@ export class Caches {
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     const guard = options.childGuard ?? { mydrivePvcsNamespace: defaultConfig().mydrivePvcsNamespace };
     const accept = (o: CachedObject) => keptAsChild(o, guard);
-    for (const { apiVersion, kind } of CHILD_KINDS) {
+    for (const { apiVersion, kind } of childKinds()) {
       // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
       // `crownlabs.polito.it/instance` label, which both carry).
       const selector = kind === 'VirtualMachineInstance' ? LABEL.instance : managed;

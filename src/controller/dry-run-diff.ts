@@ -29,6 +29,7 @@ import type { ChildGuardConfig } from './child-guard.ts';
 import type { CachedObject, Informer } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
+import { RENDERED_DIGEST_LABEL, withRenderedDigest } from './rendered-digest.ts';
 import { adoptionRefusal } from './adoption.ts';
 import { changedPaths, pruneReason, restartReason, takeoverManagers, withoutManagedFields, type Obj, type ObjectChange } from './object-diff.ts';
 import { myDriveShare } from './mydrive-share.ts';
@@ -112,13 +113,14 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
     const owner = liveParent(caches, unit);
     if (owner?.metadata.deletionTimestamp) continue; // the controller leaves it: its children are garbage-collected
     if (unit.parent.kind === 'InstanceSnapshot' && ['Completed', 'Failed'].includes(String((owner?.status as { phase?: string } | undefined)?.phase))) continue;
-    const rendered = renderUnit(unit);
+    // As applySet: the digest of what is rendered goes on (not on a snapshot's Job, created once).
+    const rendered = unit.parent.kind === 'InstanceSnapshot' ? renderUnit(unit) : withRenderedDigest(renderUnit(unit));
     planned.push({ unit, owner, objects: owner ? withOwner(rendered, owner) : rendered });
   }
   const renderedNamespaces = new Set(planned.flatMap((p) => p.objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)));
 
-  const tasks: { id: string; run: () => Promise<ObjectDiff | undefined> }[] = [];
-  const prunes: ObjectDiff[] = [];
+  const tasks: { id: string; set: string; run: () => Promise<ObjectDiff | undefined> }[] = [];
+  const prunes: (ObjectDiff & { set: string })[] = [];
   for (const p of planned) {
     // Namespaces first, as applySet: the objects inside them need them.
     const ordered = [...p.objects.filter((o) => o.kind === 'Namespace'), ...p.objects.filter((o) => o.kind !== 'Namespace')];
@@ -127,13 +129,14 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       // A snapshot's Job is created once (its tag is the controller's clock) and never re-applied.
       const target = config.targetLabel.key;
       const run = p.unit.parent.kind === 'InstanceSnapshot' ? () => createOnly(client, caches, obj, renderedNamespaces, target) : () => compareRendered(client, caches, obj, renderedNamespaces, target);
-      tasks.push({ id: objectId(obj), run });
+      tasks.push({ id: objectId(obj), set: parentKey(p.unit.parent), run });
     }
     // The controller's own writes on the parent (metadata, not status) come before its set.
     const write = p.owner && parentPatch(inventory, p.unit, p.owner, config);
     if (write && include(p.owner!)) {
       const owner = p.owner!;
-      tasks.push({ id: objectId(owner), run: () => dryRunPatch(client, owner, write) });
+      // Its failure stops the reconcile before the set is applied or pruned.
+      tasks.push({ id: objectId(owner), set: parentKey(p.unit.parent), run: () => dryRunPatch(client, owner, write) });
     }
     // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
     if (p.owner && p.unit.parent.kind !== 'InstanceSnapshot') {
@@ -141,6 +144,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       for (const child of pruneCandidates(caches, p.unit.parent, p.owner, wanted)) {
         if (!include(child)) continue;
         prunes.push({
+          set: parentKey(p.unit.parent),
           id: objectId(child),
           kind: child.kind,
           action: 'prune',
@@ -154,6 +158,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
       for (const vmi of p.unit.plan ? releasedWorkloads(caches, p.unit.plan, p.owner) : []) {
         if (!include(vmi)) continue;
         prunes.push({
+          set: parentKey(p.unit.parent),
           id: objectId(vmi),
           kind: vmi.kind,
           action: 'prune',
@@ -184,13 +189,22 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
 
   const changes: ObjectDiff[] = [];
   const errors: string[] = [];
+  const failedSets = new Set<string>();
   let unchanged = 0;
-  for (const r of results) {
-    if ('error' in r) errors.push(r.error);
-    else if (r.ok) changes.push(r.ok);
+  results.forEach((r, i) => {
+    if ('error' in r) {
+      errors.push(r.error);
+      failedSets.add(tasks[i].set);
+    } else if (r.ok) changes.push(r.ok);
     else unchanged++;
+  });
+  // As applySet: a set with a failed apply prunes nothing.
+  const pruned: ObjectDiff[] = [];
+  for (const { set, ...prune } of prunes) {
+    if (!failedSets.has(set)) pruned.push(prune);
+    else errors.push(`${prune.id}: not pruned while an apply of ${set} fails`);
   }
-  return { changes: [...changes, ...prunes], unchanged, errors, problems };
+  return { changes: [...changes, ...pruned], unchanged, errors, problems };
 }
 
 /** The merge patch the parent's reconciler writes on the parent itself, from the inputs diff reads. */
@@ -328,7 +342,11 @@ async function compareRendered(client: KubeClient, caches: Caches, obj: KubeObje
   const l = withoutManagedFields(live);
   const m = withoutManagedFields(merged);
   if (!l) return { ...base, action: 'create', merged: m, note };
-  const paths = changedPaths(l, m);
+  // The digest changes with whatever else does: shown as a path only when it is the one change.
+  const digestPath = `metadata.labels[${JSON.stringify(RENDERED_DIGEST_LABEL)}]`;
+  const changed = changedPaths(l, m);
+  const paths = changed.length > 1 ? changed.filter((p) => p !== digestPath) : changed;
   if (paths.length === 0) return undefined;
-  return { ...base, action: 'change', live: l, merged: m, paths, danger: restartReason(l, m), takeover: takeoverManagers(live) };
+  if (paths[0] === digestPath) note = 'only the digest of what is rendered is recorded: no other field changes';
+  return { ...base, action: 'change', live: l, merged: m, paths, danger: restartReason(l, m), takeover: takeoverManagers(live), note };
 }

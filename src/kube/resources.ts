@@ -39,26 +39,6 @@ export const KIND_RESOURCES: Record<string, KindResource> = {
   'crownlabs.polito.it/v1alpha2/InstanceSnapshot': r('instancesnapshots', true),
 };
 
-/** Kinds of the objects our compose renders, watched (label-selected) to compare and prune. */
-export const CHILD_KINDS: readonly { apiVersion: string; kind: string }[] = [
-  { apiVersion: 'v1', kind: 'Namespace' },
-  { apiVersion: 'v1', kind: 'Secret' },
-  { apiVersion: 'v1', kind: 'Service' },
-  { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
-  { apiVersion: 'v1', kind: 'ResourceQuota' },
-  { apiVersion: 'v1', kind: 'LimitRange' },
-  { apiVersion: 'apps/v1', kind: 'Deployment' },
-  { apiVersion: 'batch/v1', kind: 'Job' },
-  { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
-  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
-  { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine' },
-  { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance' },
-  { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume' },
-];
-
 /**
  * API access a reconciler needs beyond what the rendered objects and the informers imply, declared
  * next to the code that makes the request (as kubebuilder's RBAC markers are), so the install's

@@ -4,7 +4,7 @@
  *
  * - rendered kinds: the representative inputs (every environment type and mode, tenants,
  *   workspaces) composed under the configuration (its auth mode) → `create` + `patch`
- *   (server-side apply may create), and `delete` where the controller prunes (its child informers);
+ *   (server-side apply may create); every kind a set renders under any configuration → `delete` (prune);
  * - informers: every informer `Caches` builds → `list` + `watch`;
  * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
  *   (labels, finalizer, frozen Template) and of `<plural>/status`, and `update` of
@@ -21,17 +21,16 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { SharedClusterRoles } from '../../constructs/platform/shared-cluster-roles.ts';
-import { INPUT_KINDS, type InputKind, type KubeObject } from '../inputs/types.ts';
-import { compose, renderAll } from '../compose/compose.ts';
+import { INPUT_KINDS, type InputKind } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { Caches } from '../controller/caches.ts';
 import { KubeClient } from '../kube/client.ts';
 import { AUTOMATION_API_ACCESS } from '../controller/instance-automation.ts';
 import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
 import { METRICS_AUTH_API_ACCESS } from '../controller/metrics-auth.ts';
-import { CHILD_KINDS, KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
+import { KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
-import { representativeInventory } from './representative-lab.ts';
+import { renderedKinds, representativeObjects } from '../compose/representative-lab.ts';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -78,32 +77,6 @@ function pluralOf(apiVersion: string, kind: string): string {
   return r.plural;
 }
 
-/**
- * Every object the composition renders for the representative inputs under this configuration
- * (its auth mode decides, e.g., whether per-instance oauth2-proxies and their ConfigMaps exist).
- */
-export function representativeObjects(config: ComposerConfig): { objects: KubeObject[]; parentKinds: Set<string> } {
-  const inventory = representativeInventory(config.targetLabel);
-  // MyDrive needs a known share and snapshots a registry to render; the URL makes the shared mode emit its annotations.
-  const variant: ComposerConfig = {
-    ...config,
-    instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
-    mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
-    vmRegistry: config.vmRegistry || 'registry.example',
-    vmRegistrySecret: config.vmRegistrySecret || 'registry-push',
-    namespaceWhitelist: {},
-  };
-  const objects: KubeObject[] = [];
-  const parentKinds = new Set<string>();
-  // Secret values are not needed to know which kinds are rendered (no cookie secret seed here).
-  for (const s of renderAll(compose(inventory, variant, { secretValues: false }))) {
-    parentKinds.add(s.unit.parent.kind);
-    // A snapshot's Job is created once, never applied or pruned: SNAPSHOT_API_ACCESS says what it needs.
-    if (s.unit.parent.kind !== 'InstanceSnapshot') objects.push(...s.objects);
-  }
-  return { objects, parentKinds };
-}
-
 /** The rules of the shared ClusterRoles (docs/behaviour.md §3) by name, as our own construct renders them. */
 function sharedClusterRoleRules(): Map<string, PolicyRule[]> {
   const chart = new Chart(new App(), 'shared');
@@ -135,11 +108,13 @@ export interface ControllerRbac {
 export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[]): ControllerRbac {
   const rules = new RuleSet();
   const { objects, parentKinds } = representativeObjects(config);
-  const children = new Set(CHILD_KINDS.map((k) => `${k.apiVersion}/${k.kind}`));
   const emittedRoles = new Set<string>();
+  // Every kind a set can render is pruned, whatever this configuration renders: what an earlier
+  // configuration rendered (the other auth mode's oauth2-proxies) goes too.
+  for (const { apiVersion, kind } of renderedKinds()) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['delete']);
   for (const o of objects) {
     const plural = pluralOf(o.apiVersion, o.kind);
-    rules.add(groupOf(o.apiVersion), plural, children.has(`${o.apiVersion}/${o.kind}`) ? ['create', 'patch', 'delete'] : ['create', 'patch']);
+    rules.add(groupOf(o.apiVersion), plural, ['create', 'patch']);
     if (o.kind === 'ClusterRole' || o.kind === 'Role') {
       emittedRoles.add(`${o.kind}/${o.metadata.name}`);
       for (const r of (o as { rules?: PolicyRule[] }).rules ?? []) {

@@ -13,7 +13,8 @@ import type { KubeObject } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
-import { CHILD_KINDS, KIND_RESOURCES } from '../kube/resources.ts';
+import { KIND_RESOURCES } from '../kube/resources.ts';
+import { childKinds } from '../controller/child-kinds.ts';
 import { deriveBastionRules, deriveControllerRbac, deriveImageListRules } from './derive-rbac.ts';
 import { labHostsOf } from './lab-hosts.ts';
 
@@ -96,10 +97,10 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
   };
 }
 
-/** The namespaced kinds the controller watches by our label (CHILD_KINDS), and ConfigMaps, by API group. */
+/** The namespaced kinds the controller watches by our label (`childKinds`), by API group. */
 export function labelledResources(): { group: string; resources: string[] }[] {
   const byGroup = new Map<string, string[]>();
-  for (const { apiVersion, kind } of [...CHILD_KINDS, { apiVersion: 'v1', kind: 'ConfigMap' }]) {
+  for (const { apiVersion, kind } of childKinds()) {
     const res = KIND_RESOURCES[`${apiVersion}/${kind}`];
     if (!res?.namespaced) continue;
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { PlatformChart } from '../../../constructs/platform/platform-chart.ts';
 import type { WebhookWiring } from '../../../constructs/platform/controller-shard.ts';
 import { defaultConfig, type ComposerConfig } from '../../../src/config/config.ts';
-import { CHILD_KINDS, KIND_RESOURCES } from '../../../src/kube/resources.ts';
-import { deriveControllerRbac, informerKinds, representativeObjects } from '../../../src/platform/derive-rbac.ts';
+import { KIND_RESOURCES } from '../../../src/kube/resources.ts';
+import { childKinds } from '../../../src/controller/child-kinds.ts';
+import { representativeObjects } from '../../../src/compose/representative-lab.ts';
+import { deriveControllerRbac, informerKinds } from '../../../src/platform/derive-rbac.ts';
 import { platformInstallProps, renderPlatform } from '../../../src/platform/install.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,16 +31,16 @@ describe('issue 8: the controller role is derived from what it renders and reads
   });
 
   it('every rendered kind may be created and patched (SSA), and deleted where the controller prunes it', () => {
-    const children = new Set(CHILD_KINDS.map((k) => `${k.apiVersion}/${k.kind}`));
+    const children = new Set(childKinds().map((k) => `${k.apiVersion}/${k.kind}`));
     for (const o of representativeObjects(config()).objects) {
       const verbs = [...(g.get(`${groupOf(o.apiVersion)}/${KIND_RESOURCES[`${o.apiVersion}/${o.kind}`].plural}`) ?? [])];
       expect(verbs, o.kind).toEqual(expect.arrayContaining(['create', 'patch', ...(children.has(`${o.apiVersion}/${o.kind}`) ? ['delete'] : [])]));
     }
   });
 
-  it('watched kinds the composition never applies are read-only (DataVolumes, PersistentVolumes, Templates); Jobs are only read and created (snapshots)', () => {
+  it('watched kinds the composition never applies are read-only (PersistentVolumes, Templates); Jobs are only read and created (snapshots); DataVolumes (made by CDI, never labelled by us) are not read', () => {
     expect([...g.get('batch/jobs')!]).toEqual(['get', 'list', 'watch', 'create']);
-    expect([...g.get('cdi.kubevirt.io/datavolumes')!]).toEqual(['list', 'watch']);
+    expect(g.has('cdi.kubevirt.io/datavolumes')).toBe(false);
     expect([...g.get('/persistentvolumes')!]).toEqual(['list', 'watch']);
     // get: a snapshot's Template missing from the cache is looked up on the server before failing.
     expect([...g.get('crownlabs.polito.it/templates')!]).toEqual(['get', 'list', 'watch']);
@@ -77,9 +79,9 @@ describe('issue 8: the controller role is derived from what it renders and reads
     }
   });
 
-  it('per-instance auth adds ConfigMaps (the oauth2-proxy configuration); shared auth does not', () => {
-    expect(g.has('/configmaps')).toBe(false);
-    expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['create', 'patch']));
+  it('ConfigMaps (the per-instance oauth2-proxy configuration) are watched and pruned in either auth mode, written in per-instance mode only', () => {
+    expect(g.get('/configmaps')).toEqual(new Set(['list', 'watch', 'delete']));
+    expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['list', 'watch', 'create', 'patch', 'delete']));
   });
 
   it('the Lease: create, and get/update of the shards\' Leases by name', () => {

@@ -1,12 +1,16 @@
 /**
  * Inputs that make the composition emit every kind it can: each environment type, persistent or
  * not, in each mode, with and without GUI and MyDrive; tenants with and without a sandbox, users
- * and managers; running and stopped Instances; a snapshot request. The RBAC derivation renders them (with each auth
- * mode) to learn which kinds the controller writes.
+ * and managers; running and stopped Instances; a snapshot request. Rendered under each auth mode,
+ * they tell which kinds the composition can emit: the kinds the controller watches, prunes and
+ * conflict-checks, and the RBAC derivation's rendered kinds.
  */
 import { Inventory } from '../inputs/inventory.ts';
 import { checkObject, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
+import type { KubeObject } from '../inputs/types.ts';
+import { defaultConfig, type ComposerConfig } from '../config/config.ts';
+import { compose, renderAll } from './compose.ts';
 
 const TYPES = ['VirtualMachine', 'CloudVM', 'Container', 'Standalone'] as const;
 const MODES = ['Standard', 'Exam', 'Exercise'] as const;
@@ -95,4 +99,49 @@ export function representativeInventory(target: { key: string; value: string }):
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`representative inputs are invalid: ${errors.map((p) => `${p.name}: ${p.field}: ${p.message}`).join('; ')}`);
   return Inventory.fromObjects(objects).inventory;
+}
+
+/**
+ * Every object the composition renders for the representative inputs under this configuration
+ * (its auth mode decides, e.g., whether per-instance oauth2-proxies and their ConfigMaps exist).
+ */
+export function representativeObjects(config: ComposerConfig): { objects: KubeObject[]; parentKinds: Set<string> } {
+  const inventory = representativeInventory(config.targetLabel);
+  // MyDrive needs a known share and snapshots a registry to render; the URL makes the shared mode emit its annotations.
+  const variant: ComposerConfig = {
+    ...config,
+    instancesAuthUrl: config.instancesAuthUrl || 'https://auth.example/oauth2',
+    mydriveNfsServerName: config.mydriveNfsServerName || 'nfs.example',
+    vmRegistry: config.vmRegistry || 'registry.example',
+    vmRegistrySecret: config.vmRegistrySecret || 'registry-push',
+    namespaceWhitelist: {},
+  };
+  const objects: KubeObject[] = [];
+  const parentKinds = new Set<string>();
+  // Secret values are not needed to know which kinds are rendered (no cookie secret seed here).
+  for (const s of renderAll(compose(inventory, variant, { secretValues: false }))) {
+    parentKinds.add(s.unit.parent.kind);
+    // A snapshot's Job is created once, never applied or pruned.
+    if (s.unit.parent.kind !== 'InstanceSnapshot') objects.push(...s.objects);
+  }
+  return { objects, parentKinds };
+}
+
+/** The auth modes, each of which renders kinds of its own (per-instance: the oauth2-proxies). */
+const AUTH_MODES: readonly ComposerConfig['authMode'][] = ['shared', 'per-instance'];
+
+let kinds: readonly { apiVersion: string; kind: string }[] | undefined;
+
+/**
+ * Every kind a resource set can render under any configuration (each auth mode), sorted: a
+ * controller whose configuration changed still finds what the earlier one rendered.
+ */
+export function renderedKinds(): readonly { apiVersion: string; kind: string }[] {
+  if (kinds) return kinds;
+  const seen = new Map<string, { apiVersion: string; kind: string }>();
+  for (const authMode of AUTH_MODES) {
+    for (const o of representativeObjects({ ...defaultConfig(), authMode }).objects) seen.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
+  }
+  kinds = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+  return kinds;
 }
