@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { amountProblems } from './amounts.ts';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
@@ -401,30 +402,13 @@ export function checkObject(
     }
   }
   if (ok) {
-    // Amounts of CPU, memory, disk and quotas cannot be negative (the API server refuses what they render).
-    for (const [pointer, amount] of negativeAmounts(kind, value)) {
-      problems.push({ ...about, ...pos(pointer), field: prefixed(pointer.slice(1).replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')), message: `${JSON.stringify(amount)}: must be greater than or equal to 0` });
+    // Amounts of CPU, memory, disk and quotas the API server refuses once rendered, or a VM could not start with.
+    for (const { pointer, message } of amountProblems(kind, value)) {
+      problems.push({ ...about, ...pos(pointer), field: prefixed(pointer.slice(1).replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')), message });
       ok = false;
     }
   }
   if (ok) objects.push({ object: value as unknown as InputObject, source });
-}
-
-/** JSON pointers and values of the negative amounts of a Template's resources or a Tenant/Workspace quota. */
-function negativeAmounts(kind: string, value: Record<string, unknown>): [string, unknown][] {
-  const spec = isObject(value.spec) ? value.spec : {};
-  const amounts: [string, unknown][] = [];
-  const add = (at: string, map: unknown) => {
-    if (isObject(map)) for (const [k, v] of Object.entries(map)) amounts.push([`${at}/${k}`, v]);
-  };
-  if (kind === 'Template' && Array.isArray(spec.environmentList)) spec.environmentList.forEach((e, i) => add(`/spec/environmentList/${i}/resources`, isObject(e) ? e.resources : undefined));
-  if (kind === 'Tenant' || kind === 'Workspace') add('/spec/quota', spec.quota);
-  return amounts.filter(([, v]) => {
-    if (typeof v === 'number') return v < 0;
-    // A quantity string is negative when its sign is '-' and its number is not zero ("-0", "-0.0Gi").
-    const m = typeof v === 'string' ? /^-([0-9]*\.?[0-9]*)/.exec(v) : null;
-    return m !== null && Number(m[1]) > 0;
-  });
 }
 
 function locate(doc: Document, lc: LineCounter, path: (string | number)[]): { line: number; column: number } | undefined {
