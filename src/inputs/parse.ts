@@ -196,7 +196,7 @@ export function sourceLocator(text: string, documents: number): (document: numbe
   const docAt = (i: number) => {
     if (!positioned) {
       const lineCounter = new LineCounter();
-      const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+      const parsed = parseAllDocuments(text, { lineCounter, ...YAML_OPTIONS });
       positioned = { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
     }
     return positioned.docs.length === documents ? { doc: positioned.docs[i], lineCounter: positioned.lineCounter } : undefined;
@@ -212,18 +212,26 @@ export function sourceLocator(text: string, documents: number): (document: numbe
  * flow indicator or a flow `:`. Text without one has no aliases either (an alias to nothing fails).
  */
 const MAY_HAVE_ANCHOR = /(?:^|[\s,[{:\uFEFF])&/;
+/** A YAML merge key (`<<: *base`), which js-yaml's core schema reads as a plain key: the `yaml` package merges it. */
+const MAY_HAVE_MERGE_KEY = /<<\s*:/;
+
+/**
+ * Merge keys are read as kubectl (go-yaml) and upstream read them: `<<: *base` (or a list of
+ * aliases, or a mapping) adds the keys the mapping does not have itself.
+ */
+const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
 
 /**
  * Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded.
  * js-yaml (YAML 1.2 core schema, as the `yaml` package reads it) does the reading, several times
  * faster; the `yaml` package, which keeps source positions, parses the file again only when a
  * problem needs a line number, or when js-yaml cannot read it (to report the YAML error well).
- * Text with anchors goes to the `yaml` package directly: js-yaml shares aliased values, and
+ * Text with anchors or merge keys goes to the `yaml` package directly: js-yaml shares aliased values, and
  * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
  * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
 export function parseInputText(text: string, file: string): ParsedText {
-  if (MAY_HAVE_ANCHOR.test(text)) return parseInputTextWithPositions(text, file);
+  if (MAY_HAVE_ANCHOR.test(text) || MAY_HAVE_MERGE_KEY.test(text)) return parseInputTextWithPositions(text, file);
   let values: unknown[];
   try {
     values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
@@ -258,7 +266,7 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   };
   let docs: ReturnType<typeof parseAllDocuments>;
   try {
-    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+    docs = parseAllDocuments(text, { lineCounter, ...YAML_OPTIONS });
   } catch (err) {
     // The parser's own limits (e.g. nesting deeper than the stack).
     problems.push({ severity: 'error', file, message: `malformed YAML: ${firstLine((err as Error).message)}` });
