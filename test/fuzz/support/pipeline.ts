@@ -62,8 +62,9 @@ function stage<T>(name: string, fn: () => T): T {
   }
 }
 
-// C0 controls but tab and newline (NUL, ESC, CR…): printed raw they rewrite a terminal line or a log.
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f]/;
+// C0 controls but tab and newline (NUL, ESC, CR…): printed raw they rewrite a terminal line or a
+// log; zero widths, BOM, soft hyphen, word joiners and bidi controls: printed raw they are invisible.
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /** Every rejection says where: a document's problem names a line or a field; every problem names a file. */
 export function checkProblems(problems: readonly Problem[]): void {
