@@ -280,9 +280,10 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   docs.forEach((doc, i) => {
     const document = i + 1;
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) {
-        problems.push({ severity: 'error', file, document, ...at(e.pos[0]), message: `malformed YAML: ${firstLine(e.message)}` });
-      }
+      // The parser's later errors in a document mostly follow from its first (a tab, a bad indent).
+      const [first, ...rest] = doc.errors;
+      const more = rest.length ? ` (${rest.length} more YAML ${rest.length === 1 ? 'error' : 'errors'} in this document may follow from it)` : '';
+      problems.push({ severity: 'error', file, document, ...at(first.pos[0]), message: `malformed YAML: ${firstLine(first.message)}${more}`, mayDefine: namesIn(doc.range ? text.slice(doc.range[0], doc.range[2]) : text) });
       return;
     }
     let value: unknown;
@@ -429,6 +430,11 @@ function locate(doc: Document, lc: LineCounter, path: (string | number)[]): { li
     }
   }
   return undefined;
+}
+
+/** The values of the `name:` lines of text that does not parse (what the document seems to define). */
+function namesIn(text: string): string[] {
+  return [...new Set([...text.matchAll(/^[\t -]*name:[\t ]*["']?([^\s"'#,{}[\]]+)/gm)].map((m) => m[1]))];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

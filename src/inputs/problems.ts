@@ -15,6 +15,11 @@ export interface Problem {
   name?: string;
   /** Field path in kubectl's style, e.g. `spec.environmentList[0].resources.cpu`. */
   field?: string;
+  /**
+   * Of a document that could not be parsed: the names it seems to define (its `name:` lines), so
+   * references to them are not reported as "not found" besides (src/inputs/load.ts).
+   */
+  mayDefine?: string[];
 }
 
 /** One line per problem; what it echoes from the input (names, fields, values) is escaped. */
