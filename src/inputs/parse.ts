@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
@@ -82,11 +82,15 @@ function inputValidator(): SchemaValidator {
  * Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. Only regular
  * files are read: a FIFO, device or socket named on the command line is an error, one found in a
  * folder is skipped with a warning; a folder reached again through a symbolic link is not read twice.
+ * Folders on a pseudo file system (/proc, /sys…) are not walked, and the walk stops with an error
+ * past `maxEntries` entries in all.
  * `-` stands for standard input (once).
  */
-export function expandInputPaths(paths: readonly string[]): { files: string[]; problems: Problem[] } {
+export function expandInputPaths(paths: readonly string[], maxEntries = MAX_FOLDER_ENTRIES): { files: string[]; problems: Problem[] } {
   const files: string[] = [];
   const problems: Problem[] = [];
+  let entriesLeft = maxEntries;
+  let stopped = false;
   // Files and folders by device and inode (bigint: inode numbers may exceed 2^53).
   const seenFiles = new Set<string>();
   const walked = new Set<string>();
@@ -118,6 +122,11 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
       }
       if (walked.has(id)) return;
       walked.add(id);
+      const special = specialFileSystem(p);
+      if (special) {
+        problems.push({ severity: explicit ? 'error' : 'warning', file: p, message: `is on the ${special} file system, which holds no input (it can be endless): ${explicit ? 'not read' : 'skipped'}` });
+        return;
+      }
       let entries: string[];
       try {
         entries = readdirSync(p).sort();
@@ -126,7 +135,13 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
         return;
       }
       for (const entry of entries) {
+        if (stopped) return;
         if (entry.startsWith('.')) continue;
+        if (--entriesLeft < 0) {
+          stopped = true;
+          problems.push({ severity: 'error', file: p, message: `the input folders hold more than ${maxEntries.toLocaleString('en')} entries: stopped reading here (is -f the lab's folder?)` });
+          return;
+        }
         walk(join(p, entry), false, [...ancestors, id]);
       }
     } else if (explicit || YAML_EXTENSIONS.has(extname(p))) {
@@ -140,6 +155,39 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
   };
   for (const p of paths) walk(p, true, []);
   return { files, problems };
+}
+
+/** Most folder entries the inputs' folders may hold in all: a lab has hundreds, `-f /` millions. */
+export const MAX_FOLDER_ENTRIES = 200_000;
+
+/**
+ * Linux pseudo file systems (statfs magic numbers): their folders are views of the kernel, with
+ * links back to `/` (`/proc/<pid>/root`) and files that never end; no lab lives there.
+ */
+const SPECIAL_FILE_SYSTEMS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0x1cd1, 'devpts'],
+  [0x65735543, 'fusectl'],
+  [0xde5e81e4, 'efivarfs'],
+  [0x42494e4d, 'binfmt_misc'],
+]);
+
+/** The name of the pseudo file system folder `p` is on, if it is on one. */
+function specialFileSystem(p: string): string | undefined {
+  try {
+    return SPECIAL_FILE_SYSTEMS.get(Number(statfsSync(p).type));
+  } catch {
+    return undefined; // no statfs here: the walk's other bounds still hold
+  }
 }
 
 function statFailure(p: string, err: NodeJS.ErrnoException): string {
