@@ -47,7 +47,7 @@ const MAX_MISSING_SHOWN = 3;
 function withoutCascade(readProblems: Problem[], references: readonly Problem[]): Problem[] {
   const refused = new Set(readProblems.filter((p) => p.severity === 'error' && p.kind && p.name).map((p) => `${p.kind} ${p.name}`));
   // A document that does not parse may define the names of its `name:` lines; a file not read at all, anything.
-  const unread = readProblems.filter((p) => p.severity === 'error' && p.file !== undefined && !p.kind);
+  const unread = readProblems.filter((p) => p.severity === 'error' && p.file !== undefined && !p.kind && p.field === undefined);
   const mayDefine = (target: string) => unread.some((p) => !p.mayDefine || p.mayDefine.includes(target.split('/').pop()!));
   const kept: Problem[] = [];
   const held: Problem[] = [];

@@ -66,3 +66,13 @@ describe('problems that follow from a file that does not parse', () => {
     expect(errors).toEqual([expect.stringMatching(/^tenants\.yaml:4:\d+ \(document 1, Tenant john\.doe\): error: spec\.email: /)]);
   });
 });
+
+describe('what is not a read failure', () => {
+  it('a document that parses but is no object hides no reference', () => {
+    const errors = load({ 'list.yaml': '- a\n- b\n', 'tenants.yaml': TENANT, 'instances.yaml': instance('a', 'latte') });
+    expect(errors).toEqual([
+      'list.yaml:1:1 (document 1): error: a document must be a Kubernetes object (a mapping)',
+      expect.stringContaining('Template workspace-coffee/latte not found'),
+    ]);
+  });
+});
