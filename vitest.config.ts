@@ -28,6 +28,8 @@ export default defineConfig({
         test: {
           name: 'fuzz',
           include: ['test/fuzz/**/*.test.ts'],
+          // The documents' fuzzers send a sample of what synth/gitops write to the real API server.
+          globalSetup: ['test/integration/global-setup.ts'],
           // Each property sets its own limit from its budget (support/settings.ts).
           testTimeout: 600_000,
           hookTimeout: 180_000,

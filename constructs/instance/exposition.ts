@@ -23,7 +23,8 @@ export interface ExpositionProps {
 }
 
 /**
- * Service `N` and, for a GUI, Ingress `N-gui` / `N-app` of a running environment (docs/behaviour.md §7.3).
+ * Service `N` (when it has a port) and, for a GUI, Ingress `N-gui` / `N-app` of a running environment
+ * (docs/behaviour.md §7.3).
  * Render it only while the Instance runs: stopping removes both (docs/behaviour.md Decision 4 fixes the
  * Standalone `-app` Ingress that upstream leaves behind).
  */
@@ -31,6 +32,9 @@ export class Exposition extends Construct {
   constructor(scope: Construct, id: string, props: ExpositionProps) {
     super(scope, id);
     const env = props.environment;
+    // The API server refuses a ClusterIP Service without ports (spec.ports: Required value); a GUI
+    // always adds port `gui`, so no Ingress ever points at a Service left out here.
+    if (env.servicePorts.length === 0) return;
     new k8s.KubeService(this, 'service', {
       metadata: {
         name: env.name,

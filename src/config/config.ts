@@ -281,6 +281,14 @@ const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> =
   'image-repository': (v) => (isImage(v as string, false) ? undefined : `must be an image repository without tag or digest ([registry/]repository; containerEnvSidecarsTag is appended), not ${show(v)}`),
   'image-tag': (v) => (IMAGE_TAG.test(v as string) ? undefined : `must be an image tag (letters, digits, '_', '.', '-', at most 128, not starting with '.' or '-'), not ${show(v)}`),
   'absolute-path': (v) => ((v as string).startsWith('/') && !/[\s]/.test(v as string) ? undefined : `must be an absolute path (starting with '/', no spaces), not ${show(v)}`),
+  'mydrive-path-template': (v) => {
+    const path = VALUE_CHECKS['absolute-path'](v);
+    if (path) return path;
+    // A placeholder the renderer does not know would end up in the NFS path literally.
+    const unknown = (v as string).replace(/\{(tenant|pvc)\}/g, '').match(/\{[^{}]*\}?|\}/);
+    if (!unknown) return undefined;
+    return `has the unknown placeholder ${show(unknown[0])} in ${show(v)}: the known placeholders are {tenant} (the canonical tenant name) and {pvc} (the tenant's MyDrive PVC name)`;
+  },
   'relative-path': (v) => {
     const s = v as string;
     return s !== '' && !s.startsWith('/') && !s.split('/').includes('..') && !/\s/.test(s) ? undefined : `must be a relative path inside the repository (no leading '/', no '..'), not ${show(v)}`;

@@ -23,6 +23,7 @@ export type ValueCheck =
   | 'image-repository'
   | 'image-tag'
   | 'absolute-path'
+  | 'mydrive-path-template'
   | 'relative-path'
   | 'namespaced-name'
   | 'base64'
@@ -86,7 +87,7 @@ export const CONFIG_KEYS = [
   { key: 'mydrivePvcsStorageClassName', flag: '--mydrive-pvcs-storage-class-name', type: 'string', check: 'object-name', default: 'rook-nfs', doc: 'MyDrive storage class.' },
   { key: 'mydrivePvcsNamespace', flag: '--mydrive-pvcs-namespace', type: 'string', check: 'dns-label', default: 'mydrive-pvcs', doc: 'Namespace of the MyDrive PVCs.' },
   { key: 'mydriveNfsServerName', flag: '--mydrive-nfs-server-name', type: 'string', check: 'nfs-server', default: '', doc: 'NFS server name written into each tenant\'s mydrive-info Secret when rendering from files (no bound PV to read). Empty: the Secret is not rendered from files.' },
-  { key: 'mydriveNfsPathTemplate', flag: '--mydrive-nfs-path-template', type: 'string', check: 'absolute-path', default: '/mydrive/{tenant}', doc: 'Per-tenant NFS export path when rendering from files; {tenant} is the canonical tenant name, {pvc} the PVC name.' },
+  { key: 'mydriveNfsPathTemplate', flag: '--mydrive-nfs-path-template', type: 'string', check: 'mydrive-path-template', default: '/mydrive/{tenant}', doc: 'Per-tenant NFS export path when rendering from files; {tenant} is the canonical tenant name, {pvc} the PVC name (any other {…} is an error).' },
   { key: 'sandboxClusterRole', flag: '--sandbox-cluster-role', type: 'string', check: 'rbac-name', default: 'crownlabs-sandbox', doc: 'ClusterRole bound in sandbox namespaces.' },
   { key: 'sandboxPodSecurity', flag: '--sandbox-pod-security', type: 'enum', enumValues: POD_SECURITY_LEVELS, default: 'baseline', doc: 'Pod Security level enforced in sandbox namespaces (label `pod-security.kubernetes.io/enforce`, docs/behaviour.md §5.5): "baseline" refuses privileged, host-namespace and hostPath pods; "privileged" enforces nothing (upstream, which sets no label).' },
   { key: 'baseWorkspaces', flag: '--base-workspaces', type: 'list', check: 'workspace-name', default: [], doc: 'Workspaces every tenant is enrolled in by the mutating webhook; they do not count for no-workspaces.' },

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Source, SourcedObject } from './parse.ts';
 import type { Problem } from './problems.ts';
 import {
@@ -57,7 +58,8 @@ export class Inventory implements InventoryLookups {
   readonly templateUsers = new Map<string, string[]>();
 
   /**
-   * Adds objects; a second object with the same kind and key is reported and ignored.
+   * Adds objects. A second object with the same kind and key is dropped: silently when it is the
+   * same object (deep-equal once read and defaulted), else reported as a duplicate naming both places.
    * `refusedTemplates`: see the field of that name.
    */
   static fromObjects(objects: readonly SourcedObject[], refusedTemplates?: ReadonlySet<string>): { inventory: Inventory; problems: Problem[] } {
@@ -68,8 +70,11 @@ export class Inventory implements InventoryLookups {
       const map = inventory.mapFor(object);
       const key = objectKey(object);
       const previous = map.get(key);
+      // The same object defined twice (as kubectl apply -f takes it) is one object: the first is kept.
+      if (previous && isDeepStrictEqual(previous, object)) continue;
       if (previous) {
         const first = inventory.sources.get(previous);
+        const differs = firstDifference(previous, object);
         problems.push({
           severity: 'error',
           file: source.file,
@@ -78,7 +83,7 @@ export class Inventory implements InventoryLookups {
           kind: object.kind,
           name: key,
           field: 'metadata.name',
-          message: `duplicate ${object.kind} "${key}"${first ? ` (first defined in ${first.file}, document ${first.document})` : ''}`,
+          message: `duplicate ${object.kind} "${key}"${first ? ` (first defined in ${first.file}, document ${first.document})` : ''}${differs ? `, differing at ${differs}` : ''}`,
         });
         continue;
       }
@@ -241,6 +246,22 @@ export class Inventory implements InventoryLookups {
         return this.secrets as Map<string, InputObject>;
     }
   }
+}
+
+/** The first field (`spec.quota.cpu`, `spec.workspaces[1]`) where two objects read differ, if any. */
+function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (isDeepStrictEqual(a, b)) return undefined;
+  const objA = typeof a === 'object' && a !== null;
+  const objB = typeof b === 'object' && b !== null;
+  if (!objA || !objB || Array.isArray(a) !== Array.isArray(b)) return path || '(the whole object)';
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
+    const at = Array.isArray(a) ? `${path}[${k}]` : /^[A-Za-z_][\w-]*$/.test(k) ? (path ? `${path}.${k}` : k) : `${path}[${JSON.stringify(k)}]`;
+    const d = firstDifference(ra[k], rb[k], at);
+    if (d) return d;
+  }
+  return path || '(the whole object)';
 }
 
 function esc(key: string): string {

@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { amountProblems } from './amounts.ts';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
@@ -81,11 +82,15 @@ function inputValidator(): SchemaValidator {
  * Expands files and folders (recursively, sorted) into the YAML/JSON files they hold. Only regular
  * files are read: a FIFO, device or socket named on the command line is an error, one found in a
  * folder is skipped with a warning; a folder reached again through a symbolic link is not read twice.
+ * Folders on a pseudo file system (/proc, /sys…) are not walked, and the walk stops with an error
+ * past `maxEntries` entries in all.
  * `-` stands for standard input (once).
  */
-export function expandInputPaths(paths: readonly string[]): { files: string[]; problems: Problem[] } {
+export function expandInputPaths(paths: readonly string[], maxEntries = MAX_FOLDER_ENTRIES): { files: string[]; problems: Problem[] } {
   const files: string[] = [];
   const problems: Problem[] = [];
+  let entriesLeft = maxEntries;
+  let stopped = false;
   // Files and folders by device and inode (bigint: inode numbers may exceed 2^53).
   const seenFiles = new Set<string>();
   const walked = new Set<string>();
@@ -117,6 +122,11 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
       }
       if (walked.has(id)) return;
       walked.add(id);
+      const special = specialFileSystem(p);
+      if (special) {
+        problems.push({ severity: explicit ? 'error' : 'warning', file: p, message: `is on the ${special} file system, which holds no input (it can be endless): ${explicit ? 'not read' : 'skipped'}` });
+        return;
+      }
       let entries: string[];
       try {
         entries = readdirSync(p).sort();
@@ -125,7 +135,13 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
         return;
       }
       for (const entry of entries) {
+        if (stopped) return;
         if (entry.startsWith('.')) continue;
+        if (--entriesLeft < 0) {
+          stopped = true;
+          problems.push({ severity: 'error', file: p, message: `the input folders hold more than ${maxEntries.toLocaleString('en')} entries: stopped reading here (is -f the lab's folder?)` });
+          return;
+        }
         walk(join(p, entry), false, [...ancestors, id]);
       }
     } else if (explicit || YAML_EXTENSIONS.has(extname(p))) {
@@ -139,6 +155,39 @@ export function expandInputPaths(paths: readonly string[]): { files: string[]; p
   };
   for (const p of paths) walk(p, true, []);
   return { files, problems };
+}
+
+/** Most folder entries the inputs' folders may hold in all: a lab has hundreds, `-f /` millions. */
+export const MAX_FOLDER_ENTRIES = 200_000;
+
+/**
+ * Linux pseudo file systems (statfs magic numbers): their folders are views of the kernel, with
+ * links back to `/` (`/proc/<pid>/root`) and files that never end; no lab lives there.
+ */
+const SPECIAL_FILE_SYSTEMS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0x1cd1, 'devpts'],
+  [0x65735543, 'fusectl'],
+  [0xde5e81e4, 'efivarfs'],
+  [0x42494e4d, 'binfmt_misc'],
+]);
+
+/** The name of the pseudo file system folder `p` is on, if it is on one. */
+function specialFileSystem(p: string): string | undefined {
+  try {
+    return SPECIAL_FILE_SYSTEMS.get(Number(statfsSync(p).type));
+  } catch {
+    return undefined; // no statfs here: the walk's other bounds still hold
+  }
 }
 
 function statFailure(p: string, err: NodeJS.ErrnoException): string {
@@ -195,7 +244,7 @@ export function sourceLocator(text: string, documents: number): (document: numbe
   const docAt = (i: number) => {
     if (!positioned) {
       const lineCounter = new LineCounter();
-      const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+      const parsed = parseAllDocuments(text, { lineCounter, ...YAML_OPTIONS });
       positioned = { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
     }
     return positioned.docs.length === documents ? { doc: positioned.docs[i], lineCounter: positioned.lineCounter } : undefined;
@@ -211,18 +260,26 @@ export function sourceLocator(text: string, documents: number): (document: numbe
  * flow indicator or a flow `:`. Text without one has no aliases either (an alias to nothing fails).
  */
 const MAY_HAVE_ANCHOR = /(?:^|[\s,[{:\uFEFF])&/;
+/** A YAML merge key (`<<: *base`), which js-yaml's core schema reads as a plain key: the `yaml` package merges it. */
+const MAY_HAVE_MERGE_KEY = /<<\s*:/;
+
+/**
+ * Merge keys are read as kubectl (go-yaml) and upstream read them: `<<: *base` (or a list of
+ * aliases, or a mapping) adds the keys the mapping does not have itself.
+ */
+const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
 
 /**
  * Parses one file's text: multi-document YAML (or JSON), `v1/List` documents expanded.
  * js-yaml (YAML 1.2 core schema, as the `yaml` package reads it) does the reading, several times
  * faster; the `yaml` package, which keeps source positions, parses the file again only when a
  * problem needs a line number, or when js-yaml cannot read it (to report the YAML error well).
- * Text with anchors goes to the `yaml` package directly: js-yaml shares aliased values, and
+ * Text with anchors or merge keys goes to the `yaml` package directly: js-yaml shares aliased values, and
  * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
  * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
 export function parseInputText(text: string, file: string): ParsedText {
-  if (MAY_HAVE_ANCHOR.test(text)) return parseInputTextWithPositions(text, file);
+  if (MAY_HAVE_ANCHOR.test(text) || MAY_HAVE_MERGE_KEY.test(text)) return parseInputTextWithPositions(text, file);
   let values: unknown[];
   try {
     values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
@@ -257,7 +314,7 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   };
   let docs: ReturnType<typeof parseAllDocuments>;
   try {
-    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
+    docs = parseAllDocuments(text, { lineCounter, ...YAML_OPTIONS });
   } catch (err) {
     // The parser's own limits (e.g. nesting deeper than the stack).
     problems.push({ severity: 'error', file, message: `malformed YAML: ${firstLine((err as Error).message)}` });
@@ -271,9 +328,10 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
   docs.forEach((doc, i) => {
     const document = i + 1;
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) {
-        problems.push({ severity: 'error', file, document, ...at(e.pos[0]), message: `malformed YAML: ${firstLine(e.message)}` });
-      }
+      // The parser's later errors in a document mostly follow from its first (a tab, a bad indent).
+      const [first, ...rest] = doc.errors;
+      const more = rest.length ? ` (${rest.length} more YAML ${rest.length === 1 ? 'error' : 'errors'} in this document may follow from it)` : '';
+      problems.push({ severity: 'error', file, document, ...at(first.pos[0]), message: `malformed YAML: ${firstLine(first.message)}${more}`, mayDefine: namesIn(doc.range ? text.slice(doc.range[0], doc.range[2]) : text) });
       return;
     }
     let value: unknown;
@@ -401,30 +459,13 @@ export function checkObject(
     }
   }
   if (ok) {
-    // Amounts of CPU, memory, disk and quotas cannot be negative (the API server refuses what they render).
-    for (const [pointer, amount] of negativeAmounts(kind, value)) {
-      problems.push({ ...about, ...pos(pointer), field: prefixed(pointer.slice(1).replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')), message: `${JSON.stringify(amount)}: must be greater than or equal to 0` });
+    // Amounts of CPU, memory, disk and quotas the API server refuses once rendered, or a VM could not start with.
+    for (const { pointer, message } of amountProblems(kind, value)) {
+      problems.push({ ...about, ...pos(pointer), field: prefixed(pointer.slice(1).replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')), message });
       ok = false;
     }
   }
   if (ok) objects.push({ object: value as unknown as InputObject, source });
-}
-
-/** JSON pointers and values of the negative amounts of a Template's resources or a Tenant/Workspace quota. */
-function negativeAmounts(kind: string, value: Record<string, unknown>): [string, unknown][] {
-  const spec = isObject(value.spec) ? value.spec : {};
-  const amounts: [string, unknown][] = [];
-  const add = (at: string, map: unknown) => {
-    if (isObject(map)) for (const [k, v] of Object.entries(map)) amounts.push([`${at}/${k}`, v]);
-  };
-  if (kind === 'Template' && Array.isArray(spec.environmentList)) spec.environmentList.forEach((e, i) => add(`/spec/environmentList/${i}/resources`, isObject(e) ? e.resources : undefined));
-  if (kind === 'Tenant' || kind === 'Workspace') add('/spec/quota', spec.quota);
-  return amounts.filter(([, v]) => {
-    if (typeof v === 'number') return v < 0;
-    // A quantity string is negative when its sign is '-' and its number is not zero ("-0", "-0.0Gi").
-    const m = typeof v === 'string' ? /^-([0-9]*\.?[0-9]*)/.exec(v) : null;
-    return m !== null && Number(m[1]) > 0;
-  });
 }
 
 function locate(doc: Document, lc: LineCounter, path: (string | number)[]): { line: number; column: number } | undefined {
@@ -437,6 +478,11 @@ function locate(doc: Document, lc: LineCounter, path: (string | number)[]): { li
     }
   }
   return undefined;
+}
+
+/** The values of the `name:` lines of text that does not parse (what the document seems to define). */
+function namesIn(text: string): string[] {
+  return [...new Set([...text.matchAll(/^[\t -]*name:[\t ]*["']?([^\s"'#,{}[\]]+)/gm)].map((m) => m[1]))];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

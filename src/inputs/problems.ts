@@ -15,6 +15,11 @@ export interface Problem {
   name?: string;
   /** Field path in kubectl's style, e.g. `spec.environmentList[0].resources.cpu`. */
   field?: string;
+  /**
+   * Of a document that could not be parsed: the names it seems to define (its `name:` lines), so
+   * references to them are not reported as "not found" besides (src/inputs/load.ts).
+   */
+  mayDefine?: string[];
 }
 
 /** One line per problem; what it echoes from the input (names, fields, values) is escaped. */
@@ -30,17 +35,20 @@ export function formatProblem(p: Problem): string {
 }
 
 /**
- * Control characters (C0 with tab and newline, DEL, C1), line and paragraph separators and
- * bidirectional controls: raw, they let an input forge or hide lines and text on a terminal or
- * in a log (NUL, ESC sequences, CR, a Trojan-Source reordering).
+ * Control characters (C0 with tab and newline, DEL, C1), line and paragraph separators, format
+ * characters (bidirectional controls, zero widths, BOM, soft hyphen, tags), the other default
+ * ignorable code points (variation selectors, Hangul fillers…) and lone surrogates: raw, they let
+ * an input forge or hide lines and text on a terminal or in a log (NUL, ESC sequences, CR, a
+ * Trojan-Source reordering), or make two names that differ look the same.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 
-/** `s` with every unsafe character written as `\xNN` or `\uNNNN`. */
+/** `s` with every unsafe character written as `\xNN`, `\uNNNN` or `\u{NNNNN}`. */
 export function escapeControl(s: string): string {
   return s.replace(UNSAFE, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    const code = c.codePointAt(0)!;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
   });
 }
 

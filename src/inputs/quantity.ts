@@ -517,6 +517,25 @@ export function isQuantity(value: unknown): value is QuantityInput {
   }
 }
 
+/**
+ * Whether the amount a quantity's text means is above `limit` base units (bytes, cores), judged
+ * before Go's parser clamps a binary-SI value above 2^63-1 to 2^63-1 (so `8Ei`, exactly 2^63
+ * bytes, exceeds an int64 limit although it parses). Throws QuantityError on a non-quantity.
+ */
+export function exceedsAmount(input: QuantityInput, limit: bigint): boolean {
+  Quantity.parse(input);
+  const parts = splitQuantity(inputText(input))!;
+  const meaning = interpretSuffix(parts.suffix)!;
+  let unscaled = BigInt((parts.num || '0') + parts.denom);
+  let scale = -parts.denom.length;
+  if (meaning.base === 2) unscaled <<= BigInt(meaning.exponent);
+  else scale += meaning.exponent;
+  return cmpScaled(parts.positive ? unscaled : -unscaled, scale, limit, 0) > 0;
+}
+
+/** The largest int64: the most bytes (or millicores) Kubernetes holds in a quantity's value. */
+export const MAX_INT64 = INT64_MAX;
+
 /** The text Go would write for this quantity (e.g. `"2000m"` -> `"2"`, but a kept input as is). */
 export function formatQuantity(q: QuantityLike): string {
   return toQuantity(q).toString();

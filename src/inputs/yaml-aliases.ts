@@ -1,4 +1,4 @@
-import { isAlias, isCollection, isNode, isPair, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isNode, isPair, isScalar, isSeq, Scalar, type Document, type Node } from 'yaml';
 
 /**
  * Most values the aliases of one file may add once expanded. A "billion laughs" document of a
@@ -21,7 +21,8 @@ class Stop {
  * an anchor set before it (outside itself), and that the values all aliases add stay within
  * `budget.remaining` (shared by the documents of one file). The document then converts to plain
  * values in time linear in its expanded size (the `yaml` package resolves each alias by a scan of
- * the document). The first issue is returned and the document is left half-expanded.
+ * the document). A merge key (`<<`) must take a mapping or a list of them. The first issue is
+ * returned and the document is left half-expanded.
  */
 export function expandAliases(doc: Document, budget: { remaining: number }): AliasIssue | undefined {
   const anchors = new Map<string, Node>();
@@ -57,6 +58,9 @@ export function expandAliases(doc: Document, budget: { remaining: number }): Ali
           item.key = key;
           item.value = value;
           size += keySize + valueSize;
+          if (isMergeKey(key) && !mergeable(value)) {
+            throw new Stop({ offset: (key as Node).range?.[0] ?? 0, message: 'a merge key (<<) takes a mapping, an alias of one or a list of them' });
+          }
         } else {
           const [value, valueSize] = visit(item);
           items[i] = value;
@@ -75,4 +79,14 @@ export function expandAliases(doc: Document, budget: { remaining: number }): Ali
     throw err;
   }
   return undefined;
+}
+
+/** A plain `<<` key, which the reader (option `merge`) takes as a YAML merge key. */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && (key.type === undefined || key.type === Scalar.PLAIN) && (key.value === '<<' || (typeof key.value === 'symbol' && key.value.description === '<<'));
+}
+
+/** What a merge key may take (aliases are expanded by then). */
+function mergeable(value: unknown): boolean {
+  return isMap(value) || (isSeq(value) && value.items.every((i) => isMap(i)));
 }

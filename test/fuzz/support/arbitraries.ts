@@ -1,7 +1,7 @@
 // fast-check arbitraries shared by the fuzzers: hostile strings and values, and document cases.
 import fc from 'fast-check';
 import { BASE_NAMES } from './corpus.ts';
-import type { DocCase, Json, ObjectOp, TextOp, TextValue, Value } from './doc-case.ts';
+import type { DocCase, EnvironmentSettings, Json, ObjectOp, TextOp, TextValue, Value } from './doc-case.ts';
 
 /** Characters that parsers, terminals and YAML treat specially. */
 export const SPECIAL_CHARS = [
@@ -60,6 +60,33 @@ const nat = fc.nat({ max: 10_000 });
 /** An unknown field name: never a real one (they all start otherwise), sometimes not ASCII. */
 export const unknownKey = fc.tuple(fc.constantFrom('fuzz', 'fuzzé', 'fuzz_', 'fuzz-'), fc.stringMatching(/^[a-zA-Z0-9]{0,8}$/)).map(([a, b]) => a + b);
 
+/** Valid environment settings, some left as they are: every combination of type, mode and GUI is reachable. */
+const environmentSettings: fc.Arbitrary<EnvironmentSettings> = fc.record(
+  {
+    environmentType: fc.constantFrom('VirtualMachine' as const, 'CloudVM' as const, 'Container' as const, 'Standalone' as const),
+    mode: fc.constantFrom('Standard' as const, 'Exam' as const, 'Exercise' as const),
+    guiEnabled: fc.boolean(),
+    persistent: fc.boolean(),
+    rewriteURL: fc.boolean(),
+    mountMyDriveVolume: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
+
+/** Quantities at the edges: zero, one byte, fractions, exponents, 2^63 bytes (8Ei), beyond int64, negative. */
+const edgeQuantity = fc.constantFrom<string | number>(
+  0, 1, 2, 64, 0.5, -1, '0', '1', '1m', '100m', '0.5', '1Ki', '1Mi', '1Gi', '1G', '2Gi', '1.5Gi', '1e3', '1E', '1Ei', '7Ei', '8Ei', '9223372036854775807',
+  '9223372036854775808', '99999999999999999999Gi', '1000000Ti', '-1Gi', '0Gi', '.5Gi', '1e-3',
+);
+
+export const environmentOp: fc.Arbitrary<ObjectOp> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('environment' as const), env: nat, settings: environmentSettings }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('resource' as const), env: nat, field: fc.constantFrom('cpu' as const, 'memory' as const, 'disk' as const, 'reservedCPUPercentage' as const), value: edgeQuantity }),
+  },
+);
+
 export const objectOp: fc.Arbitrary<ObjectOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('delete' as const), doc: nat, at: nat }) },
   { weight: 6, arbitrary: fc.record({ op: fc.constant('set' as const), doc: nat, at: nat, value: anyValue }) },
@@ -69,6 +96,7 @@ export const objectOp: fc.Arbitrary<ObjectOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clone' as const), doc: nat, rename: fc.constantFrom('same' as const, 'dotdash' as const, 'suffix' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('longName' as const), doc: nat, length: fc.constantFrom(40, 52, 58, 63, 64, 100, 253, 254, 1000) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteDoc' as const), doc: nat }) },
+  { weight: 3, arbitrary: environmentOp },
   {
     weight: 1,
     arbitrary: fc.record({

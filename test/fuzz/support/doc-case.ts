@@ -22,7 +22,23 @@ export type ObjectOp =
   | { op: 'longName'; doc: number; length: number }
   /** The document's namespace renamed, everywhere it is named, to one that is no DNS label (`..`, `/`, upper case, too long). */
   | { op: 'namespace'; doc: number; value: string }
-  | { op: 'deleteDoc'; doc: number };
+  | { op: 'deleteDoc'; doc: number }
+  /**
+   * Gives the n-th environment of the lab's Templates other valid settings (type, mode, GUI, …): the
+   * combinations the base lab lacks, e.g. a Standalone without GUI in mode Exam (no Service port).
+   */
+  | { op: 'environment'; env: number; settings: EnvironmentSettings }
+  /** Sets a resource of the n-th environment to an edge quantity (0, 1 byte, 2^63 bytes, beyond int64…). */
+  | { op: 'resource'; env: number; field: 'cpu' | 'memory' | 'disk' | 'reservedCPUPercentage'; value: string | number };
+
+export interface EnvironmentSettings {
+  environmentType?: 'VirtualMachine' | 'CloudVM' | 'Container' | 'Standalone';
+  mode?: 'Standard' | 'Exam' | 'Exercise';
+  guiEnabled?: boolean;
+  persistent?: boolean;
+  rewriteURL?: boolean;
+  mountMyDriveVolume?: boolean;
+}
 
 export type TextOp =
   | { op: 'insert'; file: number; at: number; text: string }
@@ -153,9 +169,29 @@ export function editInPlace(doc: unknown, op: InPlaceEdit): (string | number)[] 
   return path;
 }
 
+/** The environments of every Template of the lab, with the file each is in. */
+function environments(flat: { ref: DocRef; index: number }[]): { file: number; env: Record<string, unknown> }[] {
+  const out: { file: number; env: Record<string, unknown> }[] = [];
+  for (const { ref, index } of flat) {
+    const doc = ref.docs[index];
+    const list = isMap(doc) && doc.kind === 'Template' && isMap(doc.spec) ? doc.spec.environmentList : undefined;
+    if (Array.isArray(list)) for (const env of list) if (isMap(env)) out.push({ file: ref.file, env });
+  }
+  return out;
+}
+
 function applyObjectOp(flat: { ref: DocRef; index: number }[], op: ObjectOp, expect: Expectations, fileNames: string[], oracles: boolean): Set<number> {
   const touched = new Set<number>();
   if (flat.length === 0) return touched;
+  if (op.op === 'environment' || op.op === 'resource') {
+    const envs = environments(flat);
+    if (envs.length === 0) return touched;
+    const { file, env } = envs[op.env % envs.length];
+    touched.add(file);
+    if (op.op === 'environment') Object.assign(env, op.settings);
+    else env.resources = { ...(isMap(env.resources) ? env.resources : {}), [op.field]: op.value };
+    return touched;
+  }
   const { ref, index } = flat[op.doc % flat.length];
   const doc = ref.docs[index];
   touched.add(ref.file);

@@ -21,7 +21,8 @@ import { CONFIG } from '../../support/cli.ts';
 import { baseFiles } from './corpus.ts';
 import { materialize, type CaseFiles, type DocCase } from './doc-case.ts';
 
-export type CaseResult = { ok: true; accepted: boolean } | { ok: false; failure: string };
+/** `objects`: of an accepted case, what synth and gitops write (for the API server's verdict, documents.test.ts). */
+export type CaseResult = { ok: true; accepted: boolean; objects?: KubeObject[] } | { ok: false; failure: string };
 
 /** A broken property: the message says which and shows the evidence. */
 export class Failure extends Error {}
@@ -61,8 +62,9 @@ function stage<T>(name: string, fn: () => T): T {
   }
 }
 
-// C0 controls but tab and newline (NUL, ESC, CR…): printed raw they rewrite a terminal line or a log.
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f]/;
+// C0 controls but tab and newline (NUL, ESC, CR…): printed raw they rewrite a terminal line or a
+// log; zero widths, BOM, soft hyphen, word joiners and bidi controls: printed raw they are invisible.
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /** Every rejection says where: a document's problem names a line or a field; every problem names a file. */
 export function checkProblems(problems: readonly Problem[]): void {
@@ -263,6 +265,19 @@ function checkEmitted(sets: RenderedSet[], config: ComposerConfig, duplicates: b
   return { dist, tree };
 }
 
+/** The Kubernetes objects of a gitops tree: every YAML file's documents but the kustomizations (build files). */
+function treeObjects(tree: Map<string, string>): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const [path, content] of tree) {
+    if (!path.endsWith('.yaml') || basename(path) === 'kustomization.yaml') continue;
+    for (const doc of parseAllDocuments(content)) {
+      const o = doc.toJS({ maxAliasCount: -1 }) as KubeObject | null;
+      if (o) out.push(o);
+    }
+  }
+  return out;
+}
+
 // ----- the two ways the pipeline reads files ----------------------------------------------------
 
 function writeCase(dir: string, files: readonly { name: string; bytes: Buffer }[]): void {
@@ -346,7 +361,8 @@ export async function runDocCase(c: DocCase, dir: string): Promise<CaseResult> {
       if (exit === 0 && invalid.length) fail(`crownlabs ${sink} exits 0 on output the API server would reject (#14.15):\n${shown(invalid)}`);
     }
     if (code.gitops !== undefined && code.synth !== code.gitops) fail(`crownlabs synth exits ${code.synth} but gitops exits ${code.gitops} on the same input`);
-    return { ok: true, accepted: code.synth === 0 };
+    if (code.synth !== 0) return { ok: true, accepted: false };
+    return { ok: true, accepted: true, objects: [...run.sets.flatMap((s) => s.objects.map((o) => plain(o) as KubeObject)), ...treeObjects(tree)] };
   });
 }
 

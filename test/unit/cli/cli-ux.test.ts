@@ -168,10 +168,10 @@ describe('-f - reads standard input (#17.2)', () => {
     const r = withStdin(['validate', '-f', lab, '-f', '-', '--config', CONFIG], templates.replace('cpu: 2', 'cpu: two'));
     expect(r.code).toBe(1);
     expect(errorLines(r.stderr)[0]).toMatch(/^<stdin>:18:14 \(document 1, Template workspace-coffee\/espresso\): error: spec\.environmentList\[0\]\.resources\.cpu: /);
-    // The same object on stdin and in a file is a duplicate, naming both.
-    const dup = withStdin(['validate', '-f', LAB, '-f', '-', '--config', CONFIG], readFileSync(join(LAB, 'workspaces.yaml'), 'utf8'));
+    // The same object on stdin and in a file, defined otherwise, is a duplicate naming both.
+    const dup = withStdin(['validate', '-f', LAB, '-f', '-', '--config', CONFIG], readFileSync(join(LAB, 'workspaces.yaml'), 'utf8').replace(/prettyName: .*/, 'prettyName: Another'));
     expect(dup.code).toBe(1);
-    expect(dup.stderr).toMatch(/^<stdin>:\d+:\d+ \(document 1, Workspace \S+\): error: metadata\.name: duplicate Workspace "\S+" \(first defined in examples\/lab\/workspaces\.yaml, document 1\)$/m);
+    expect(dup.stderr).toMatch(/^<stdin>:\d+:\d+ \(document 1, Workspace \S+\): error: metadata\.name: duplicate Workspace "\S+" \(first defined in examples\/lab\/workspaces\.yaml, document 1\), differing at spec\.prettyName$/m);
   });
 
   it('keeps the limits of an input file: size, UTF-8, aliases', () => {

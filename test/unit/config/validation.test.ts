@@ -28,7 +28,7 @@ const BAD: Record<string, unknown[]> = {
   mydrivePvcsStorageClassName: ['Rook_NFS'],
   mydrivePvcsNamespace: ['MyDrive', 'my.drive', ''],
   mydriveNfsServerName: ['nfs://server', 'nfs server'],
-  mydriveNfsPathTemplate: ['export/{tenant}'],
+  mydriveNfsPathTemplate: ['export/{tenant}', '/export/{user}', '/export/{tenant', '/export/tenant}', '/export/{}'],
   sandboxClusterRole: ['', 'a/b'],
   baseWorkspaces: [['Utilities'], 'ok,not ok'],
   capCpu: ['-5', 'many'],
@@ -105,5 +105,9 @@ describe('configuration values are checked when loaded', () => {
     expect(msg('capCpu', '-5')).toEqual(['flag --cap-cpu: capCpu: must not be negative, not "-5"']);
     expect(msg('capInstances', '99999999999')).toEqual(['flag --cap-instances: capInstances: must be a non-negative integer (at most 2147483647), not "99999999999"']);
     expect(msg('baseWorkspaces', 'ok,Not-OK')[0]).toContain('has "Not-OK"');
+    expect(msg('mydriveNfsPathTemplate', '/export/{user}/{pvc}')).toEqual([
+      'flag --mydrive-nfs-path-template: mydriveNfsPathTemplate: has the unknown placeholder "{user}" in "/export/{user}/{pvc}": the known placeholders are {tenant} (the canonical tenant name) and {pvc} (the tenant\'s MyDrive PVC name)',
+    ]);
+    expect(msg('mydriveNfsPathTemplate', '/export/{tenant}/{pvc}')).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudInitUserData } from '../../../constructs/instance/cloud-init.ts';
 import { compose, renderAll } from '../../../src/compose/compose.ts';
+import { validateRenderedSets } from '../../../src/validate/validator.ts';
 import { inventoryFrom, lab, render, TEST_SEED, testConfig } from '../../support/lab.ts';
 
 const UID = '00000000-0000-4000-8000-000000000001';
@@ -102,6 +103,19 @@ describe('§7.3 exposition', () => {
     expect((exam.get('Service', N) as Any).spec.ports.map((p: Any) => p.name)).toEqual(['gui', 'metrics']);
     const exercise = render(lab({ env: { environmentType: 'Container', mode: 'Exercise', mountMyDriveVolume: false } }), cfg);
     expect((exercise.get('Ingress', `${N}-gui`) as Any).spec.rules[0].host).toBe('exercise.crownlabs.polito.it');
+  });
+
+  it('a Standalone without GUI in Exam or Exercise mode has no port: no Service, no Ingress, and what is rendered validates', () => {
+    for (const mode of ['Exam', 'Exercise']) {
+      const r = render(lab({ env: { environmentType: 'Standalone', mode, guiEnabled: false, mountMyDriveVolume: false } }));
+      expect(r.find('Service', N), mode).toBeUndefined();
+      expect(r.objects.filter((o) => o.kind === 'Ingress'), mode).toEqual([]);
+      expect(r.get('Deployment', N).kind).toBe('Deployment');
+      expect(validateRenderedSets(r.sets).problems.filter((p) => p.severity === 'error'), mode).toEqual([]);
+    }
+    // In mode Standard the mydrive port remains, and so does the Service.
+    const standard = render(lab({ env: { environmentType: 'Standalone', guiEnabled: false } }));
+    expect((standard.get('Service', N) as Any).spec.ports.map((p: Any) => p.name)).toEqual(['mydrive']);
   });
 
   it('shared auth mode adds nginx external-auth annotations in Standard mode', () => {

@@ -174,6 +174,18 @@ describe('#14.16 messages that echo input escape control characters', () => {
     ]);
   });
 
+  it('escapes invisible characters: zero widths, BOM, soft hyphen, word joiner, tags, variation selectors, lone surrogates', () => {
+    expect(escapeControl('a\u200bb\u200cc\u200dd\ufeffe\u00adf\u2060g\u{e0041}h\ufe0fi\ud800j\u3164k')).toBe(
+      'a\\u200bb\\u200cc\\u200dd\\ufeffe\\xadf\\u2060g\\u{e0041}h\\ufe0fi\\ud800j\\u3164k',
+    );
+    // Visible text of any script, and emoji, stay as they are.
+    expect(escapeControl('é 中 ا 😀 ß')).toBe('é 中 ا 😀 ß');
+    // A name that looks like "tea" but is not: the message shows why.
+    expect(problemsOf('apiVersion: v1\nkind: Namespace\nmetadata: {name: "te\\u200ba"}\n')).toEqual([
+      'f.yaml:3:18 (document 1, Namespace te\\u200ba): error: metadata.name: "te\\u200ba" is not a valid name (lower-case RFC 1123 subdomain)',
+    ]);
+  });
+
   it('the CLI prints one escaped line per problem, even for a name or file with a newline', { timeout: 120_000 }, () => {
     const file = join(dir, 'evil\nfile.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: Namespace\nmetadata: {name: "x\\0\\n0 errors\\r"}\n');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readInputs } from '../../../src/inputs/parse.ts';
+import { expandInputPaths, readInputs } from '../../../src/inputs/parse.ts';
 import { defaultConfig, loadConfig } from '../../../src/config/config.ts';
 import { BIN, ROOT } from '../../support/cli.ts';
 
@@ -86,6 +86,40 @@ describe('#14.11 only regular files are read', () => {
       'error: broken symbolic link (its target does not exist)',
       'warning: broken symbolic link (its target does not exist): skipped',
     ]);
+  });
+});
+
+describe('pseudo file systems and huge trees are not walked', () => {
+  it('-f /proc and -f /sys are errors at once (they link back to / and hold endless files); the CLI exits 1', { timeout: 120_000 }, () => {
+    const { files, problems } = expandInputPaths(['/proc', '/sys']);
+    expect(files).toEqual([]);
+    expect(problems.map((p) => `${p.file}: ${p.severity}: ${p.message}`)).toEqual([
+      '/proc: error: is on the proc file system, which holds no input (it can be endless): not read',
+      '/sys: error: is on the sysfs file system, which holds no input (it can be endless): not read',
+    ]);
+    const r = validate(['-f', '/proc']);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual(['/proc: error: is on the proc file system, which holds no input (it can be endless): not read', '1 error']);
+  });
+
+  it('a link to /proc inside a lab folder is skipped with a warning, and the rest is read', () => {
+    writeFileSync(join(dir, 'ns.yaml'), NAMESPACE('ns'));
+    symlinkSync('/proc', join(dir, 'proc'));
+    const { objects, problems } = readInputs([dir]);
+    expect(problems.map((p) => `${p.file}: ${p.severity}: ${p.message}`)).toEqual([`${join(dir, 'proc')}: warning: is on the proc file system, which holds no input (it can be endless): skipped`]);
+    expect(objects.map((o) => o.object.metadata.name)).toEqual(['ns']);
+  });
+
+  it('the walk stops with one error past the entry limit, naming the folder it stopped in', () => {
+    for (const sub of ['a', 'b']) {
+      mkdirSync(join(dir, sub));
+      for (let i = 0; i < 3; i++) writeFileSync(join(dir, sub, `${i}.yaml`), NAMESPACE(`${sub}${i}`));
+    }
+    expect(expandInputPaths([dir], 8).problems).toEqual([]);
+    const { files, problems } = expandInputPaths([dir], 5);
+    expect(problems.map((p) => `${p.file}: ${p.severity}: ${p.message}`)).toEqual([`${join(dir, 'b')}: error: the input folders hold more than 5 entries: stopped reading here (is -f the lab's folder?)`]);
+    expect(files).toHaveLength(3);
   });
 });
 

@@ -150,3 +150,46 @@ describe('#14.12 the --config file: aliases capped, errors at their line', () =>
     expect(c.platformControllerCpu).toBe('4');
   });
 });
+
+describe('YAML merge keys are read as kubectl and upstream read them', () => {
+  const template = (second: string) => `apiVersion: crownlabs.polito.it/v1alpha2
+kind: Template
+metadata: {name: t, namespace: workspace-tea}
+spec:
+  prettyName: T
+  description: d
+  environmentList:
+  - &base
+    name: e
+    image: x
+    environmentType: Container
+    resources: {cpu: 1, reservedCPUPercentage: 25, memory: 1G}
+${second}`;
+  const envs = (text: string) => {
+    const { objects, problems } = parseInputText(text, 't.yaml');
+    expect(problems.map(formatProblem)).toEqual([]);
+    return (objects[0].object as Template).spec.environmentList.map((e) => [e.name, e.image, e.environmentType, e.resources.memory]);
+  };
+
+  it('<<: *base adds the keys the mapping lacks; its own keys win', () => {
+    expect(envs(template('  - <<: *base\n    name: f\n    image: y\n'))).toEqual([
+      ['e', 'x', 'Container', '1G'],
+      ['f', 'y', 'Container', '1G'],
+    ]);
+  });
+
+  it('a list of aliases, and a mapping written in place (no anchor in the file), merge too', () => {
+    expect(envs(template('  - <<: [*base]\n    name: f\n')).at(1)).toEqual(['f', 'x', 'Container', '1G']);
+    const inline = template('').replace('  - &base\n', '  - <<: {image: z}\n');
+    expect(envs(inline)).toEqual([['e', 'x', 'Container', '1G']]);
+    expect(envs(template('').replace('    image: x\n', '    <<: {image: z}\n'))).toEqual([['e', 'z', 'Container', '1G']]);
+  });
+
+  it('a merge key given a scalar is an error at its line; a quoted "<<" is an ordinary (unknown) key', () => {
+    expect(parseInputText(template('  - <<: x\n    name: f\n'), 't.yaml').problems.map(formatProblem)).toEqual([
+      't.yaml:13:5 (document 1): error: a merge key (<<) takes a mapping, an alias of one or a list of them',
+    ]);
+    const quoted = parseInputText(template('  - "<<": *base\n    name: f\n'), 't.yaml').problems.map(formatProblem);
+    expect(quoted).toContainEqual(expect.stringMatching(/error: spec\.environmentList\[1\]\["<<"\]: unknown field$/));
+  });
+});
