@@ -8,6 +8,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { isStaged, type TreeContent } from '../sinks/atomic-tree.ts';
+import { lockPath } from '../sinks/output-lock.ts';
 import { BackgroundTreeStats, BACKGROUND_WALK_FROM, treeStats } from '../sinks/tree-stats.ts';
 import { codeHash, contentDigest, overlaps, readCacheFile, replaceCacheFile, serialize, type CacheKind } from './render-cache.ts';
 
@@ -190,8 +191,10 @@ export class RunRecord {
 /** Whether a writer (crashed, or at work) left anything beside output folder `output` (src/sinks/atomic-tree.ts). */
 function hasLeftovers(output: string): boolean {
   const prefix = `.${basename(output)}.`;
+  // The lock is not a leftover: this very run holds it while it reads the record.
+  const lock = basename(lockPath({ parent: dirname(output), base: basename(output) }));
   try {
-    return readdirSync(dirname(output)).some((n) => n.startsWith(prefix));
+    return readdirSync(dirname(output)).some((n) => n.startsWith(prefix) && n !== lock);
   } catch {
     // Cannot tell: as if there were (no replay, no early walk).
     return true;
