@@ -4,7 +4,7 @@ import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-mar
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
 import { statKey, treeStats, type BackgroundTreeStats } from './tree-stats.ts';
 import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
-import { clearStaleLock, holdOutputLock, withOutputLock } from './output-lock.ts';
+import { alive, clearStaleLock, holdOutputLock, withOutputLock } from './output-lock.ts';
 
 export { OutputError } from './output-guard.ts';
 
@@ -596,15 +596,6 @@ function leftovers(target: OutputTarget): Leftover[] {
 
 function byStamp(a: Leftover, b: Leftover): number {
   return a.stamp[0] - b.stamp[0] || a.stamp[1] - b.stamp[1];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A path of the tree: relative, `/`-separated, no `.`/`..`/empty segment, not the marker. */

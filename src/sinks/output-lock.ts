@@ -216,7 +216,8 @@ function commandLine(): string {
   return words.join(' ');
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` of this host still runs (EPERM: it does, as another user's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

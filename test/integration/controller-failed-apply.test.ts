@@ -10,7 +10,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { FIELD_MANAGER } from '../../src/kube/objects.ts';
 import type { KubeObject as RenderedObject } from '../../src/inputs/types.ts';
 import { adminKubeConfig, deleteObject, getObject, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, expectedObjects, lab, labConfig, liveOf, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
+import { cleanupLab, convergedDesk, expectedObjects, liveOf, runController, type Lab, type RunningController } from './controller-support.ts';
 
 const labs: Lab[] = [];
 const running: RunningController[] = [];
@@ -25,18 +25,10 @@ afterAll(async () => {
 
 describe('a failed apply', () => {
   it('holds the prune of its set back until every apply succeeds, and diff says so', async () => {
-    const l = lab(shardName('fa'));
+    const converged = await convergedDesk('fa', { apiVersion: 'v1', kind: 'Service' });
+    const { l, config } = converged;
     labs.push(l);
-    const config = labConfig(l.shard);
-    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
-    for (const o of l.inputs.cluster) await create(o);
-    let ctl = await runController(config);
-    running.push(ctl);
-    await waitFor(() => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { timeoutMs: 60_000, message: 'tenant namespace' });
-    for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template' || o.metadata.name === 'desk-1')) await create(o);
-    const service = { apiVersion: 'v1', kind: 'Service', metadata: { namespace: l.tenantNs, name: 'desk-1' } };
-    await waitFor(() => liveOf(service), { timeoutMs: 60_000, message: "the Instance's Service" });
-    running.splice(0);
+    let ctl = converged.ctl;
     await ctl.handle.stop();
 
     // An older version's Service (same fields, no digest: applied again by this one) and the old

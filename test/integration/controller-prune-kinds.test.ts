@@ -12,7 +12,7 @@ import { FIELD_MANAGER } from '../../src/kube/objects.ts';
 import { COMPOSER, composerLabels, LABEL, parentKey, type ParentRef } from '../../src/model/labels.ts';
 import type { KubeObject as RenderedObject } from '../../src/inputs/types.ts';
 import { getObject, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
-import { cleanupLab, create, createIgnoringConflict, lab, labConfig, liveOf, runController, shardName, type Lab, type RunningController } from './controller-support.ts';
+import { cleanupLab, convergedDesk, liveOf, runController, type Lab, type RunningController } from './controller-support.ts';
 
 const labs: Lab[] = [];
 const running: RunningController[] = [];
@@ -36,17 +36,11 @@ function sampleOfEachKind(): Map<string, RenderedObject> {
 
 describe('prune', () => {
   it('deletes an object of every kind a set can render once its set no longer renders it', async () => {
-    const l = lab(shardName('pk'));
+    const converged = await convergedDesk('pk', { apiVersion: 'apps/v1', kind: 'Deployment' });
+    const { l, config } = converged;
     labs.push(l);
-    const config = labConfig(l.shard);
-    await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
-    for (const o of l.inputs.cluster) await create(o);
-    let ctl = await runController(config);
+    let ctl = converged.ctl;
     running.push(ctl);
-    await waitFor(() => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { timeoutMs: 60_000, message: 'tenant namespace' });
-    for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template' || o.metadata.name === 'desk-1')) await create(o);
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: l.tenantNs, name: 'desk-1' } };
-    await waitFor(() => liveOf(deployment), { timeoutMs: 60_000, message: "the Instance's Deployment" });
 
     const instance = (await getObject<Any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { namespace: l.tenantNs, name: 'desk-1' } }))!;
     const tenant = (await getObject<Any>({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: l.tenants[0] } }))!;
@@ -87,6 +81,6 @@ describe('prune', () => {
       throw new Error(`${(e as Error).message}; not pruned: ${(await left()).join(', ')}`);
     });
     // What the set renders stays.
-    expect(await liveOf(deployment)).toBeDefined();
+    expect(await liveOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: l.tenantNs, name: 'desk-1' } })).toBeDefined();
   }, 240_000);
 });

@@ -11,7 +11,7 @@ import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
 import { startController, type ControllerHandle, type ControllerOptions } from '../../src/controller/controller.ts';
 import { withOwner } from '../../src/controller/apply-set.ts';
 import type { RequestRecord } from '../../src/kube/client.ts';
-import { adminKubeConfig, ApiError, getObject, listObjects, rest, type KubeObject } from './cluster.ts';
+import { adminKubeConfig, ApiError, getObject, listObjects, rest, waitFor, type KubeObject } from './cluster.ts';
 
 export const SELECTOR = 'crownlabs.polito.it/operator-selector';
 
@@ -178,6 +178,28 @@ export async function runController(config: ComposerConfig, options: Partial<Con
     ...options,
   });
   return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET') };
+}
+
+/**
+ * A lab of its own shard whose Tenants and Instance `desk-1` (with the Templates) a controller has
+ * converged: `child` of the Instance exists. The caller owns the lab and the running controller.
+ */
+export async function convergedDesk(prefix: string, child: { apiVersion: string; kind: string }): Promise<{ l: Lab; config: ComposerConfig; ctl: RunningController }> {
+  const l = lab(shardName(prefix));
+  const config = labConfig(l.shard);
+  await createIgnoringConflict({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.mydrivePvcsNamespace } });
+  for (const o of l.inputs.cluster) await create(o);
+  const ctl = await runController(config);
+  try {
+    await waitFor(() => getObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: l.tenantNs } }), { timeoutMs: 60_000, message: 'tenant namespace' });
+    for (const o of l.inputs.namespaced.filter((o) => o.kind === 'Template' || o.metadata.name === 'desk-1')) await create(o);
+    await waitFor(() => liveOf({ ...child, metadata: { namespace: l.tenantNs, name: 'desk-1' } }), { timeoutMs: 60_000, message: `the Instance's ${child.kind}` });
+  } catch (e) {
+    await ctl.handle.stop();
+    await cleanupLab(l);
+    throw e;
+  }
+  return { l, config, ctl };
 }
 
 /** Reads the inputs back from the cluster, the way the controller's caches see them. */

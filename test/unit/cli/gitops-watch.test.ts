@@ -4,6 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import jsYaml from 'js-yaml';
 import { CONFIG, crownlabs, LAB } from '../../support/cli.ts';
 import { folderFiles, watchProcess } from '../../support/watch-process.ts';
 
@@ -37,7 +38,10 @@ describe('gitops --watch mirrors the disk', () => {
     try {
       await w.waitFor(/watching/);
       let n = w.records();
-      cpSync(join(l, 'a', 'instances.yaml'), join(l, 'b', 'instances.yaml'));
+      // Copied with an edit (a label more), so the two copies differ: refused until the old one goes.
+      const docs = jsYaml.loadAll(readFileSync(join(l, 'a', 'instances.yaml'), 'utf8')) as { metadata: { labels?: Record<string, string> } }[];
+      for (const d of docs) d.metadata.labels = { ...d.metadata.labels, 'example.org/moved': 'yes' };
+      writeFileSync(join(l, 'b', 'instances.yaml'), docs.map((d) => `---\n${jsYaml.dump(d)}`).join(''));
       await w.settled(n);
       expect(w.stderr()).toMatch(/invalid input; the last good tree stays/);
       n = w.records();

@@ -33,6 +33,13 @@ const readOr = (path: string, fallback: string) => {
   }
 };
 
+/** A copy of `from` at `to` whose objects carry one more label: an edit made while moving the file. */
+function copyEdited(from: string, to: string): void {
+  const docs = jsYaml.loadAll(readFileSync(from, 'utf8')) as { metadata: { labels?: Record<string, string> } }[];
+  for (const d of docs) d.metadata.labels = { ...d.metadata.labels, 'example.org/moved': 'yes' };
+  writeFileSync(to, docs.map((d) => `---\n${jsYaml.dump(d)}`).join(''));
+}
+
 function started(dir: string): LabSession {
   const session = new LabSession([dir], config, dir);
   expect(session.load().applied).toBe(true);
@@ -55,13 +62,26 @@ describe('watch mode renders the disk as it is, whatever failed before', () => {
     const session = started(dir);
     const from = join(dir, 'a', 'instance-inst-2.yaml');
     const to = join(dir, 'b', 'instance-inst-2.yaml');
-    cpSync(from, to);
-    // Both copies on disk: a duplicate, nothing applied.
+    copyEdited(from, to);
+    // Both copies on disk, differing: a duplicate, nothing applied.
     expect(session.update([to]).applied).toBe(false);
     rmSync(from);
     const r = session.update([from]);
     expect(r.applied).toBe(true);
     expect(hasInstance(treeOf(session), 'inst-2')).toBe(true);
+    expect(treeOf(session)).toEqual(fresh(dir));
+  });
+
+  it('a file copied unchanged defines the same objects once: the tree stays that of the disk', () => {
+    const dir = smallLab();
+    const session = started(dir);
+    const before = treeOf(session);
+    const from = join(dir, 'a', 'instance-inst-2.yaml');
+    cpSync(from, join(dir, 'b', 'instance-inst-2.yaml'));
+    expect(session.update([join(dir, 'b', 'instance-inst-2.yaml')]).applied).toBe(true);
+    rmSync(from);
+    expect(session.update([from]).applied).toBe(true);
+    expect(treeOf(session)).toEqual(before);
     expect(treeOf(session)).toEqual(fresh(dir));
   });
 
@@ -115,7 +135,7 @@ describe('watch mode renders the disk as it is, whatever failed before', () => {
     // A Tenant file moved by copy then delete: the delete alone would leave its Instances dangling.
     const from = join(dir, 'a', 'tenant-user.2.yaml');
     const to = join(dir, 'b', 'tenant-user.2.yaml');
-    cpSync(from, to);
+    copyEdited(from, to);
     expect(session.update([to]).applied).toBe(false);
     rmSync(from);
     expect(session.update([from]).applied).toBe(true);
