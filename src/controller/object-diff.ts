@@ -69,13 +69,17 @@ export function maskSecrets<A extends Obj | undefined, B extends Obj | undefined
   return [a as A, b as B];
 }
 
-/** Metadata the server changes on every write: not a change of the object's content. */
-const BOOKKEEPING = new Set(['metadata.managedFields', 'metadata.resourceVersion', 'metadata.generation']);
+/**
+ * Metadata the server changes on every write, and the status, which other components write (an
+ * apply of the object never changes it): not a change the write makes. A status that moved
+ * between the read of the live object and the dry-run answer is no change of ours.
+ */
+const BOOKKEEPING = new Set(['metadata.managedFields', 'metadata.resourceVersion', 'metadata.generation', 'status']);
 const KEYED = new Set(['metadata.labels', 'metadata.annotations']);
 
 /**
  * The leaf paths where `merged` differs from `live` (`spec.template.spec.containers[0].image`,
- * `metadata.labels["app.kubernetes.io/name"]`), in document order, bookkeeping metadata excepted.
+ * `metadata.labels["app.kubernetes.io/name"]`), in document order, bookkeeping metadata and status excepted.
  * Written here rather than from a JSON-patch diff: a patch's `/0/` cannot tell a list index from a
  * map key, and these paths are printed for people.
  */

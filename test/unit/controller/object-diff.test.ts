@@ -30,6 +30,13 @@ describe('changedPaths', () => {
     expect(changedPaths(b, c)).toEqual(['metadata.labels["app.kubernetes.io/name"]']);
   });
 
+  it('does not count a status that moved between the read and the dry-run answer (others write it)', () => {
+    const a = { ...deployment('1'), status: { readyReplicas: 0 } };
+    const b = { ...deployment('1'), status: { readyReplicas: 1, conditions: [{ type: 'Available' }] } };
+    expect(changedPaths(a, b)).toEqual([]);
+    expect(changedPaths(a, { ...deployment('1', 3), status: b.status })).toEqual(['spec.replicas']);
+  });
+
   it('reports list entries added or removed, and nothing for equal objects', () => {
     const a = deployment('1');
     const b = structuredClone(a);
