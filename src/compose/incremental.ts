@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
 import { relative } from 'node:path';
+import { statKeyOf } from '../stat-key.ts';
 import type { Inventory } from '../inputs/inventory.ts';
 import { inventoryFromInput } from '../inputs/load.ts';
 import { expandInputPaths, parseInputFile, type SourcedObject } from '../inputs/parse.ts';
@@ -15,7 +15,7 @@ import { checkSetObjects, parentSource, renderedSetProblems, type CheckedSet, ty
 interface FileState {
   objects: SourcedObject[];
   problems: Problem[];
-  /** Its stat when read (inode, size, mtime, ctime): a file whose stat changed is read again. */
+  /** Its statKey when read: a file whose stat changed is read again. */
   stamp: string;
 }
 
@@ -150,7 +150,7 @@ export class LabSession {
   diskChanged(): boolean {
     const { files, problems } = expandInputPaths(this.paths);
     if (files.length !== this.files.size || JSON.stringify(problems) !== JSON.stringify(this.expandProblems)) return true;
-    return files.some((f) => this.files.get(f)?.stamp !== stampOf(f));
+    return files.some((f) => this.files.get(f)?.stamp !== statKeyOf(f));
   }
 
   /** Files read since the sets were last rendered whose content the sets do not reflect yet. */
@@ -218,7 +218,7 @@ export class LabSession {
     const next = new Map<string, FileState>();
     for (const f of files) {
       const known = this.files.get(f);
-      const stamp = stampOf(f);
+      const stamp = statKeyOf(f);
       const reread = all || !known || named.has(f) || known !== this.rendered.get(f) || known.stamp !== stamp;
       next.set(f, reread ? this.readFile(f, stamp) : known);
     }
@@ -242,16 +242,6 @@ export class LabSession {
     const { inventory } = loaded;
     const problems = [...loaded.problems, ...instanceNameProblems(inventory)];
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };
-  }
-}
-
-/** What tells a file changed without an event: inode, size, mtime and ctime (ns); empty if it cannot be stat'ed. */
-function stampOf(file: string): string {
-  try {
-    const st = statSync(file, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return '';
   }
 }
 

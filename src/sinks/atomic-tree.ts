@@ -2,7 +2,8 @@ import { accessSync, constants, copyFileSync, existsSync, linkSync, lstatSync, m
 import { dirname, join } from 'node:path';
 import { isOutputFolder, OUTPUT_MARKER, OUTPUT_MARKER_TEXT } from '../output-marker.ts';
 import { checkOutputFile, checkOutputFolder, makeParents, OutputError, type OutputTarget } from './output-guard.ts';
-import { statKey, treeStats, type BackgroundTreeStats } from './tree-stats.ts';
+import { statKey } from '../stat-key.ts';
+import { treeStats, type BackgroundTreeStats } from './tree-stats.ts';
 import { ParallelFileWriter, parallelWritesFrom } from './parallel/file-writer.ts';
 import { alive, clearStaleLock, holdOutputLock, withOutputLock } from './output-lock.ts';
 

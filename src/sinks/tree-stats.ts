@@ -1,15 +1,7 @@
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-
-/**
- * A file's identity as a run wrote it: size, mtime, ctime, inode, device. ctime cannot be set back,
- * so any write, rename or chmod since shows. Numbers, not bigints (half the cost at 25k files):
- * times keep sub-microsecond precision.
- */
-export function statKey(st: Stats): string {
-  return `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
-}
+import { statKey } from '../stat-key.ts';
 
 /** Every regular file below `dir` (relative path → statKey); a link, device, FIFO or empty folder fails. */
 export function treeStats(dir: string): Map<string, string> {

@@ -76,6 +76,7 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/paths.ts', tier: 'base' },
   { prefix: 'src/output-marker.ts', tier: 'base' },
   { prefix: 'src/cache-file.ts', tier: 'base' },
+  { prefix: 'src/stat-key.ts', tier: 'base' },
   { prefix: 'src/runtime/', tier: 'base' },
   { prefix: 'imports/', tier: 'base' },
   { prefix: 'src/inputs/', tier: 'core', rank: 1 },
