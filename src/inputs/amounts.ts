@@ -9,8 +9,9 @@ export interface AmountProblem {
   message: string;
 }
 
-/** Memory KubeVirt needs beyond the guest's: a VM's rendered requests add it (src/model/resources.ts). */
-const VM_MEMORY_OVERHEAD_BYTES = 500_000_000n;
+/** Memory KubeVirt needs beyond the guest's (docs/behaviour.md §7.4): a VM's rendered requests add it (src/model/resources.ts). */
+export const VM_MEMORY_OVERHEAD = '500M';
+const VM_MEMORY_OVERHEAD_BYTES = 500_000_000n; // VM_MEMORY_OVERHEAD in bytes
 /** KubeVirt's VMI admitter refuses a memory request under 1M; a VM with less cannot boot either. */
 const VM_MIN_MEMORY = '1M';
 

@@ -1,8 +1,7 @@
 import type { EnvironmentResources, QuantityValue } from '../inputs/types.ts';
 import { addQuantities, formatQuantity, millicores, parseQuantity } from '../inputs/quantity.ts';
+import { VM_MEMORY_OVERHEAD } from '../inputs/amounts.ts';
 
-/** Memory KubeVirt needs beyond the guest's (docs/behaviour.md §7.4): 500M, decimal. */
-const VM_MEMORY_OVERHEAD = '500M';
 /** CPU added to a VM's limit for the virt-launcher (docs/behaviour.md §7.4), in millicores. */
 const VM_CPU_LIMIT_OVERHEAD_MILLI = 500;
 
