@@ -28,8 +28,11 @@ const VETH_S = `clv${id}s`;
 const octet = randomInt(1, 254);
 const IP4_C = `169.254.${octet}.1`;
 const IP4_S = `169.254.${octet}.2`;
-const IP6_C = `fd00:0:${id.slice(0, 4)}::1`;
-const IP6_S = `fd00:0:${id.slice(0, 4)}::2`;
+// tcpdump prints addresses in canonical form (no leading zeros in a group), and so do the labels:
+// a group from 0x1000 up is written the same both ways.
+const group = randomInt(0x1000, 0x10000).toString(16);
+const IP6_C = `fd00:0:${group}::1`;
+const IP6_S = `fd00:0:${group}::2`;
 const METRICS = '127.0.0.1:9464';
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
@@ -132,7 +135,7 @@ describe.skipIf(skipReason !== undefined)('§15.4 crownlabs ssh-tracker in a net
   it('a SYN retransmitted because no answer came back counts as one connection', async () => {
     // A second server address whose answers are dropped: the server's replies to the client are
     // blackholed, so the client retransmits its SYN (same 4-tuple, same initial sequence number).
-    const unanswered = `fd00:0:${id.slice(0, 4)}::3`;
+    const unanswered = `fd00:0:${group}::3`;
     ip('-n', NS_SERVER, 'addr', 'add', `${unanswered}/64`, 'dev', VETH_S, 'nodad');
     ip('-n', NS_SERVER, 'route', 'add', 'blackhole', `${IP6_C}/128`);
     const synRetrans = () => Number(/TcpExtTCPSynRetrans\s+(\d+)/.exec(execFileSync('ip', inNs(NS_CLIENT, ['nstat', '-az', 'TcpExtTCPSynRetrans']), { encoding: 'utf8' }))?.[1] ?? 0);
