@@ -163,7 +163,7 @@ export class ContainerEnvironment extends Construct {
             automountServiceAccountToken: false,
             terminationGracePeriodSeconds: 10,
             enableServiceLinks: false,
-            ...(plan.standardMode ? {} : { hostname: env.mode.toLowerCase() }),
+            ...(plan.standardMode ? {} : { hostname: plan.mode.toLowerCase() }),
             volumes,
             ...(initContainers.length ? { initContainers } : {}),
             containers,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { crownlabsCrdsDir, DEFAULT_API_LEVEL, type ApiLevel } from '../inputs/api-level.ts';
 import { CROWNLABS_CRD_PREFIX } from '../inputs/crd-schemas.ts';
 import { sourceLocator, type ParsedText, type ParseMemo, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
 import type { InputObject } from '../inputs/types.ts';
-import { crdsDir } from '../paths.ts';
 import { packageRoot } from '../runtime/package-root.mjs';
 import { codeHash, overlaps, readCacheFile, replaceCacheFile } from './render-cache.ts';
 
@@ -34,6 +34,8 @@ interface Entry {
 export interface ParseCacheOptions {
   /** -f paths and the config file (the cache folder must not overlap them). */
   inputs: readonly string[];
+  /** The API level the inputs are validated at (its CRDs are part of the key). */
+  level?: ApiLevel;
   /** Default: CROWNLABS_CACHE_DIR, else `<package root>/.cache/render`. */
   dir?: string;
   /** Default: the running product's hash. Tests pass their own. */
@@ -61,7 +63,9 @@ export class ParseCache implements ParseMemo {
       const dir = resolve(opts.dir ?? (process.env.CROWNLABS_CACHE_DIR || join(packageRoot(), '.cache', 'render')));
       if (overlaps(dir, opts.inputs)) return undefined;
       const h = createHash('sha256').update(`${FORMAT}\0${opts.codeHash ?? codeHash()}\0`);
-      const crds = crdsDir();
+      const level = opts.level ?? DEFAULT_API_LEVEL;
+      h.update(`${level}\0`);
+      const crds = crownlabsCrdsDir(level);
       for (const name of readdirSync(crds).sort()) if (name.startsWith(CROWNLABS_CRD_PREFIX)) h.update(`${name}\0`).update(readFileSync(join(crds, name))).update('\0');
       const lab = createHash('sha256').update(`${FORMAT}\0${opts.inputs.map((p) => resolve(p)).join('\0')}`).digest('hex').slice(0, 24);
       return new ParseCache(join(dir, `parse-${lab}.json`), h.digest('hex'));

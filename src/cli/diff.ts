@@ -79,7 +79,7 @@ export async function runDiff(opts: DiffCliOptions): Promise<number> {
   if (usage !== undefined) return usage;
   const { config, problems: configProblems } = configFromOptions(opts);
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
-  const { inventory, problems: inputProblems } = hasFiles ? loadInventory(opts.file!, { maxFileBytes: config.inputMaxFileSize, stdin }) : { inventory: undefined, problems: [] };
+  const { inventory, problems: inputProblems } = hasFiles ? loadInventory(opts.file!, { maxFileBytes: config.inputMaxFileSize, stdin, level: config.apiLevel }) : { inventory: undefined, problems: [] };
   const early = [...configProblems, ...inputProblems, ...(inventory ? instanceNameProblems(inventory) : [])];
   for (const p of early) if (p.severity === 'error' || !opts.quiet) process.stderr.write(`${formatProblem(p)}\n`);
   if (early.some((p) => p.severity === 'error')) return fail(`${early.filter((p) => p.severity === 'error').length} input error(s): nothing compared`);

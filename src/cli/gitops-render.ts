@@ -281,8 +281,8 @@ interface RenderedTree {
 async function renderTree(opts: GitopsOptions, config: ComposerConfig, builder: GitopsTreeBuilder, jobs: number, warnings: Problem[], record: RunRecord | undefined): Promise<RenderedTree | 'invalid'> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
-  const memo = ParseCache.open({ inputs: inputPaths(opts) });
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
+  const memo = ParseCache.open({ inputs: inputPaths(opts), level: config.apiLevel });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts, level: config.apiLevel });
   memo?.save();
   // Into a folder the run record knows, a set stored as quiet whose inputs are all as they were is
   // taken from the render cache without composing it (RenderCache.reuse), as synth does.

@@ -20,8 +20,8 @@ import type { SynthOptions } from './render-options.ts';
 export async function renderSynth(opts: SynthOptions, config: ComposerConfig, inputs: string[], record: RunRecord | undefined): Promise<number> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
   // Files parsed as they are now in an earlier run come from the parse cache (src/cache/parse-cache.ts).
-  const memo = ParseCache.open({ inputs });
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts });
+  const memo = ParseCache.open({ inputs, level: config.apiLevel });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, memo, texts: record?.texts, level: config.apiLevel });
   memo?.save();
   const jobs = Math.max(1, Number(opts.jobs) || 1);
   // Into a folder the run record knows, a set stored as quiet whose inputs are all as they were is

@@ -54,7 +54,7 @@ export async function runValidate(opts: ValidateOptions): Promise<number> {
 
 async function check(opts: ValidateOptions, config: ComposerConfig, thread: ValidationThread | undefined): Promise<number> {
   const stdin = await stdinIfNamed(opts.file, config.inputMaxFileSize);
-  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin });
+  const { inventory, problems } = loadInventory(opts.file, { maxFileBytes: config.inputMaxFileSize, stdin, level: config.apiLevel });
   const composition = compose(inventory, config);
   // The input is checked exactly like synth does; nothing is rendered from a bad input.
   if (report([...problems, ...instanceNameProblems(inventory), ...composition.problems], opts.quiet)) return EXIT_INPUT;
@@ -95,7 +95,7 @@ async function check(opts: ValidateOptions, config: ComposerConfig, thread: Vali
     process.stderr.write(`timing: rendered ${ids.length} resource sets in ${renderMs.toFixed(0)} ms; validated ${objects} objects in ${validateMs.toFixed(0)} ms${thread ? ' (on a second thread)' : ''}\n`);
   }
   if (report(found, opts.quiet)) return EXIT_INPUT;
-  process.stdout.write(`${objects} objects in ${ids.length} resource sets valid\n`);
+  process.stdout.write(`${objects} objects in ${ids.length} resource sets valid at API level ${config.apiLevel}\n`);
   return EXIT_OK;
 }
 

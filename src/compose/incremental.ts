@@ -227,7 +227,7 @@ export class LabSession {
 
   /** The same reader as one-shot runs: regular files only, size cap, alias cap. */
   private readFile(file: string, stamp: string): FileState {
-    const { objects, problems } = parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize });
+    const { objects, problems } = parseInputFile(file, relative(this.cwd, file) || file, { maxFileBytes: this.config.inputMaxFileSize, level: this.config.apiLevel });
     return { objects, problems, stamp };
   }
 
@@ -238,7 +238,7 @@ export class LabSession {
       objects.push(...state.objects);
       read.push(...state.problems);
     }
-    const loaded = inventoryFromInput(objects, read);
+    const loaded = inventoryFromInput(objects, read, this.config.apiLevel);
     const { inventory } = loaded;
     const problems = [...loaded.problems, ...instanceNameProblems(inventory)];
     return hasErrors(problems) ? { ok: false, problems } : { ok: true, inventory, problems };

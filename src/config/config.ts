@@ -7,6 +7,7 @@ import { QUANTITY_PATTERN } from '../inputs/schema-validator.ts';
 import { isDnsName, isLabelValue, isQualifiedName as isLabelKey } from '../inputs/k8s-names.ts';
 import { nearest } from './suggest.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 
 export interface LabelSelector {
   key: string;
@@ -32,6 +33,7 @@ export interface ComposerConfig {
   containerKanikoImg: string;
   authMode: 'shared' | 'per-instance';
   stoppedEphemeral: 'keep-running' | 'release';
+  apiLevel: ApiLevel;
   oauth2ProxyImage: string;
   oidcIssuerUrl: string;
   oidcClientId: string;

@@ -1,3 +1,4 @@
+import { API_LEVELS, DEFAULT_API_LEVEL } from '../inputs/api-level.ts';
 /**
  * Every configuration key in one table: its flag (CrownLabs' flag name where one exists), its
  * environment variable (CROWNLABS_ + the key in UPPER_SNAKE), its default (the upstream default of
@@ -58,6 +59,7 @@ export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secre
 
 export const CONFIG_KEYS = [
   // --- Input files (-f) ---
+  { key: 'apiLevel', flag: '--api-level', type: 'enum', enumValues: API_LEVELS, default: DEFAULT_API_LEVEL, doc: 'The CrownLabs API the inputs follow (docs/behaviour.md §16): "2e8aeb9" (the operators of July 2023) or "e62be9e" (August 2026: same groups and versions, schemas changed in place, SharedVolume). Inputs are validated against that level\'s CRDs and status is written in its shape. The controller takes the level from the CRDs installed in the cluster instead.' },
   { key: 'inputMaxFileSize', flag: '--input-max-file-size', type: 'bytes', default: '16Mi', doc: 'Most bytes one input file may hold (e.g. 512Ki, 64Mi; at most 1Gi); a larger file is an input error. Only regular files are read: a FIFO or device named with -f is an error, one inside a folder is skipped with a warning.' },
   // --- Instances (instance-operator, docs/behaviour.md §2.2) ---
   { key: 'websiteBaseUrl', flag: '--website-base-url', type: 'string', check: 'dns-name', default: 'crownlabs.polito.it', doc: 'Ingress host of instances (bare hostname); Exam/Exercise modes prefix it with exam./exercise.' },

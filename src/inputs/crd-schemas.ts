@@ -28,14 +28,14 @@ interface CrdDocument {
 const cache = new Map<string, CrdVersion[]>();
 
 /**
- * Reads the vendored CRDs whose file name starts with one of `prefixes` (e.g. `crownlabs.polito.it_`).
+ * Reads the vendored CRDs whose file name starts with one of `prefixes` (e.g. `crownlabs.polito.it_`),
+ * from `dir` (default imports/crds/; a CrownLabs API level's own folder: src/inputs/api-level.ts).
  * KubeVirt's files are large, so callers load only the groups they need.
  */
-export function loadCrdVersions(prefixes: readonly string[]): CrdVersion[] {
-  const key = prefixes.join(',');
+export function loadCrdVersions(prefixes: readonly string[], dir: string = crdsDir()): CrdVersion[] {
+  const key = `${dir}\0${prefixes.join(',')}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const dir = crdsDir();
   const out: CrdVersion[] = [];
   for (const file of readdirSync(dir).sort()) {
     if (!file.endsWith('.yaml') || !prefixes.some((p) => file.startsWith(p))) continue;

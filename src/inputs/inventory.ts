@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { DEFAULT_API_LEVEL, type ApiLevel } from './api-level.ts';
 import type { Source, SourcedObject } from './parse.ts';
 import type { Problem } from './problems.ts';
 import {
@@ -12,6 +13,7 @@ import {
   type InstanceSnapshot,
   type Namespace,
   type Secret,
+  type SharedVolume,
   type Template,
   type Tenant,
   type Workspace,
@@ -42,12 +44,17 @@ export class Inventory implements InventoryLookups {
   readonly instances = new Map<string, Instance>();
   readonly snapshots = new Map<string, InstanceSnapshot>();
   readonly imageLists = new Map<string, ImageList>();
+  /** e62be9e only. */
+  readonly sharedVolumes = new Map<string, SharedVolume>();
   /** Namespaces as they are in the cluster (read for the namespace whitelist; never re-emitted). */
   readonly namespaces = new Map<string, Namespace>();
   /** Secrets as they are in the cluster (e.g. `mydrive-info`; never re-emitted). */
   readonly secrets = new Map<string, Secret>();
   private readonly sources = new WeakMap<object, Source>();
   private managersIndex?: Map<string, Tenant[]>;
+
+  /** The API level the objects were validated at: what they hold, and the shape of what is rendered for them. */
+  constructor(readonly level: ApiLevel = DEFAULT_API_LEVEL) {}
 
   /**
    * Templates (`namespace/name`) that were in the input but refused with an error of their own:
@@ -62,8 +69,8 @@ export class Inventory implements InventoryLookups {
    * same object (deep-equal once read and defaulted), else reported as a duplicate naming both places.
    * `refusedTemplates`: see the field of that name.
    */
-  static fromObjects(objects: readonly SourcedObject[], refusedTemplates?: ReadonlySet<string>): { inventory: Inventory; problems: Problem[] } {
-    const inventory = new Inventory();
+  static fromObjects(objects: readonly SourcedObject[], refusedTemplates?: ReadonlySet<string>, level: ApiLevel = DEFAULT_API_LEVEL): { inventory: Inventory; problems: Problem[] } {
+    const inventory = new Inventory(level);
     if (refusedTemplates) inventory.refusedTemplates = refusedTemplates;
     const problems: Problem[] = [];
     for (const { object, source } of objects) {
@@ -108,7 +115,7 @@ export class Inventory implements InventoryLookups {
 
   /** Every object held, in a stable order (kinds, then keys as inserted). */
   allObjects(): InputObject[] {
-    const maps: Map<string, InputObject>[] = [this.workspaces, this.tenants, this.templates, this.instances, this.snapshots, this.imageLists, this.namespaces, this.secrets] as Map<string, InputObject>[];
+    const maps: Map<string, InputObject>[] = [this.workspaces, this.tenants, this.templates, this.instances, this.snapshots, this.imageLists, this.sharedVolumes, this.namespaces, this.secrets] as Map<string, InputObject>[];
     return maps.flatMap((m) => [...m.values()]);
   }
 
@@ -240,6 +247,8 @@ export class Inventory implements InventoryLookups {
         return this.snapshots as Map<string, InputObject>;
       case 'ImageList':
         return this.imageLists as Map<string, InputObject>;
+      case 'SharedVolume':
+        return this.sharedVolumes as Map<string, InputObject>;
       case 'Namespace':
         return this.namespaces as Map<string, InputObject>;
       case 'Secret':

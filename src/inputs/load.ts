@@ -1,3 +1,4 @@
+import type { ApiLevel } from './api-level.ts';
 import { Inventory } from './inventory.ts';
 import { readInputs, type ReadOptions, type SourcedObject } from './parse.ts';
 import type { Problem } from './problems.ts';
@@ -5,7 +6,7 @@ import type { Problem } from './problems.ts';
 /** Files and folders → a resolved Inventory, with every problem found on the way. */
 export function loadInventory(paths: readonly string[], options: ReadOptions = {}): { inventory: Inventory; problems: Problem[]; files: string[] } {
   const parsed = readInputs(paths, options);
-  return { ...inventoryFromInput(parsed.objects, parsed.problems), files: parsed.files };
+  return { ...inventoryFromInput(parsed.objects, parsed.problems, options.level), files: parsed.files };
 }
 
 /** Most Instances a broken Template's error names; the rest are counted. */
@@ -16,9 +17,9 @@ const MAX_USERS_SHOWN = 5;
  * their references. A Template refused with an error keeps that one error, which then says which
  * Instances use it, instead of one "Template not found" per Instance.
  */
-export function inventoryFromInput(objects: readonly SourcedObject[], readProblems: readonly Problem[]): { inventory: Inventory; problems: Problem[] } {
+export function inventoryFromInput(objects: readonly SourcedObject[], readProblems: readonly Problem[], level?: ApiLevel): { inventory: Inventory; problems: Problem[] } {
   const refused = new Set(readProblems.filter((p) => p.severity === 'error' && p.kind === 'Template' && p.name).map((p) => p.name!));
-  const { inventory, problems: references } = Inventory.fromObjects(objects, refused);
+  const { inventory, problems: references } = Inventory.fromObjects(objects, refused, level);
   const problems: Problem[] = [...readProblems];
   for (const [template, users] of inventory.templateUsers) {
     const i = problems.findIndex((p) => p.severity === 'error' && p.kind === 'Template' && p.name === template);

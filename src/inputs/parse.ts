@@ -6,6 +6,7 @@ import { amountProblems } from './amounts.ts';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
+import { crownlabsCrdsDir, DEFAULT_API_LEVEL, kindExistsAt, LEVEL_ONLY_KINDS, type ApiLevel } from './api-level.ts';
 import { CROWNLABS_CRD_PREFIX, loadCrdVersions } from './crd-schemas.ts';
 import { mayHoldLoneSurrogates, reportLoneSurrogate } from './lone-surrogates.ts';
 import { fileType, readInputFile, STDIN_NAME, STDIN_PATH, type ReadResult } from './input-file.ts';
@@ -47,6 +48,8 @@ export interface ReadOptions {
   memo?: ParseMemo;
   /** Files this run read already, by path (the run record's): parsed as read then, not read again. */
   texts?: ReadonlyMap<string, ReadResult>;
+  /** The CrownLabs API level whose schemas the objects must follow (config `apiLevel`). */
+  level?: ApiLevel;
 }
 
 /** What parsing one file's text gave. */
@@ -71,11 +74,12 @@ export interface ParsedInput {
 
 const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-let validator: SchemaValidator | undefined;
-/** The CrownLabs CRDs and the core kinds of the input (Namespace, Secret). */
-function inputValidator(): SchemaValidator {
-  validator ??= new SchemaValidator([...loadCrdVersions([CROWNLABS_CRD_PREFIX]), ...CORE_INPUT_SCHEMAS]);
-  return validator;
+const validators = new Map<ApiLevel, SchemaValidator>();
+/** A level's CrownLabs CRDs and the core kinds of the input (Namespace, Secret). */
+function inputValidator(level: ApiLevel): SchemaValidator {
+  let v = validators.get(level);
+  if (!v) validators.set(level, (v = new SchemaValidator([...loadCrdVersions([CROWNLABS_CRD_PREFIX], crownlabsCrdsDir(level)), ...CORE_INPUT_SCHEMAS])));
+  return v;
 }
 
 /**
@@ -229,7 +233,7 @@ export function parseInputFile(file: string, shown: string, options: ReadOptions
   }
   const hit = options.memo?.get(shown, read.text);
   if (hit) return hit;
-  const parsed = parseInputText(read.text, shown);
+  const parsed = parseInputText(read.text, shown, options.level);
   options.memo?.set(shown, read.text, parsed);
   return parsed;
 }
@@ -278,13 +282,13 @@ const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
  * whatever walks them later (a diff, a schema check) would pay for every alias of an alias bomb;
  * there the aliases are checked and expanded first (./yaml-aliases.ts).
  */
-export function parseInputText(text: string, file: string): ParsedText {
-  if (MAY_HAVE_ANCHOR.test(text) || MAY_HAVE_MERGE_KEY.test(text)) return parseInputTextWithPositions(text, file);
+export function parseInputText(text: string, file: string, level: ApiLevel = DEFAULT_API_LEVEL): ParsedText {
+  if (MAY_HAVE_ANCHOR.test(text) || MAY_HAVE_MERGE_KEY.test(text)) return parseInputTextWithPositions(text, file, level);
   let values: unknown[];
   try {
     values = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
   } catch {
-    return parseInputTextWithPositions(text, file);
+    return parseInputTextWithPositions(text, file, level);
   }
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
@@ -295,15 +299,15 @@ export function parseInputText(text: string, file: string): ParsedText {
     const document = i + 1;
     if (checkSurrogates && reportLoneSurrogate(value, { file, document, locate: locator(document, []) }, problems)) return;
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
-      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locator(document, ['items', j]), item: j }, problems, objects, `items[${j}]`));
+      value.items.forEach((item, j) => checkObject(item, { file, document, strict: true, locate: locator(document, ['items', j]), item: j }, problems, objects, `items[${j}]`, level));
       return;
     }
-    checkObject(value, { file, document, strict: true, locate: locator(document, []) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locator(document, []) }, problems, objects, '', level);
   });
   return { objects, problems, documents: values.length };
 }
 
-function parseInputTextWithPositions(text: string, file: string): { objects: SourcedObject[]; problems: Problem[] } {
+function parseInputTextWithPositions(text: string, file: string, level: ApiLevel): { objects: SourcedObject[]; problems: Problem[] } {
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   const lineCounter = new LineCounter();
@@ -353,11 +357,11 @@ function parseInputTextWithPositions(text: string, file: string): { objects: Sou
     if (isObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
       value.items.forEach((item, j) => {
         const src: Source = { file, document, strict: true, locate: locateIn(['items', j]), item: j };
-        checkObject(item, src, problems, objects, `items[${j}]`);
+        checkObject(item, src, problems, objects, `items[${j}]`, level);
       });
       return;
     }
-    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects);
+    checkObject(value, { file, document, strict: true, locate: locateIn([]) }, problems, objects, '', level);
   });
   return { objects, problems };
 }
@@ -373,6 +377,7 @@ export function checkObject(
   problems: Problem[],
   objects: SourcedObject[],
   itemPrefix = '',
+  level: ApiLevel = DEFAULT_API_LEVEL,
 ): void {
   const base = { severity: 'error' as const, file: source.file, document: source.document };
   const pos = (pointer: string) => source.locate?.(pointer) ?? source.locate?.('') ?? {};
@@ -393,12 +398,14 @@ export function checkObject(
   const shownName = name ? (namespace ? `${namespace}/${name}` : name) : undefined;
   const about = { ...base, kind, name: shownName };
   const known = INPUT_KINDS[kind as InputKind];
-  if (!known) {
+  if (!known || !kindExistsAt(kind, level)) {
+    const kinds = Object.keys(INPUT_KINDS).filter((k) => kindExistsAt(k, level));
+    const elsewhere = known ? ` at API level ${level}; it exists at ${LEVEL_ONLY_KINDS[kind]!.join(', ')} (config apiLevel)` : '';
     problems.push({
       ...about,
       ...pos('/kind'),
       field: prefixed('kind'),
-      message: `unknown kind "${kind}" (expected one of ${Object.keys(INPUT_KINDS).join(', ')})`,
+      message: `unknown kind "${kind}"${elsewhere} (expected one of ${kinds.join(', ')})`,
     });
     return;
   }
@@ -449,7 +456,7 @@ export function checkObject(
       }
     }
   }
-  const v = inputValidator();
+  const v = inputValidator(level);
   const crd = v.find(apiVersion, kind);
   if (crd) {
     for (const issue of v.validate(crd, value)) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { InventoryLookups } from '../inputs/inventory.ts';
 import type { Problem } from '../inputs/problems.ts';
 import { publicKeyLine } from './ssh-public-key.ts';
-import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type Instance, type Template, type Tenant } from '../inputs/types.ts';
+import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type EnvironmentMode, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { enrolmentProblem } from './enrolment.ts';
@@ -28,6 +28,8 @@ export interface EnvironmentPlan {
   isContainer: boolean;
   isStandalone: boolean;
   persistent: boolean;
+  /** Standard at e62be9e, which has no modes. */
+  mode: EnvironmentMode;
   /** Standard mode: cloud-init, shared auth and the mydrive port apply only to it. */
   standardMode: boolean;
   /** Service and Ingress exist (running); the Ingress only with a GUI. */
@@ -176,10 +178,11 @@ export function planInstance(
     const isVM = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM';
     const isContainer = env.environmentType === 'Container';
     const isStandalone = env.environmentType === 'Standalone';
-    const standardMode = env.mode === 'Standard';
+    const mode = env.mode ?? 'Standard';
+    const standardMode = mode === 'Standard';
     const name = instanceChildName(instance.metadata.name, several ? env.name : undefined);
     const basePath = several ? `/instance/${uid}/${env.name}` : `/instance/${uid}`;
-    const host = env.mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : env.mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
+    const host = mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
     const servicePorts: ServicePort[] = [];
     if (isVM) servicePorts.push({ name: 'ssh', port: 22 });
     if (env.guiEnabled) servicePorts.push({ name: 'gui', port: 6080 });
@@ -202,6 +205,7 @@ export function planInstance(
       isContainer,
       isStandalone,
       persistent: env.persistent,
+      mode,
       standardMode,
       exposed,
       workloadRunning,

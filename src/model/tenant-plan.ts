@@ -1,11 +1,11 @@
-import type { Tenant, TenantResourceQuota, Workspace } from '../inputs/types.ts';
+import type { Tenant, TenantResourceQuota, Workspace, WorkspaceRole } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { LABEL, tenantCommonLabels } from './labels.ts';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
 
 /** The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md §5.3 step 4). */
 export function splitWorkspaces(tenant: Tenant, workspaces: Pick<ReadonlyMap<string, Workspace>, 'get'>) {
-  const existing: { name: string; role: 'manager' | 'user'; workspace: Workspace }[] = [];
+  const existing: { name: string; role: WorkspaceRole; workspace: Workspace }[] = [];
   const failing: string[] = [];
   for (const entry of tenant.spec.workspaces ?? []) {
     const workspace = workspaces.get(entry.name);

@@ -20,7 +20,7 @@ describe('crownlabs validate', () => {
     const r = crownlabs(['validate', '-f', input, '--config', config], cwd);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^\d+ objects in 4 resource sets valid\n$/);
+    expect(r.stdout).toMatch(/^\d+ objects in 4 resource sets valid at API level 2e8aeb9\n$/);
     expect(readdirSync(cwd)).toEqual([]);
   });
 
@@ -28,7 +28,7 @@ describe('crownlabs validate', () => {
     const r = crownlabs(['validate', '-f', LAB, '--config', CONFIG]);
     expect(errorLines(r.stderr)).toEqual([]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^\d+ objects in 12 resource sets valid\n$/);
+    expect(r.stdout).toMatch(/^\d+ objects in 12 resource sets valid at API level 2e8aeb9\n$/);
   });
 
   it('bad input: the same problems as synth, exit 1', () => {

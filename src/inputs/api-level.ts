@@ -1,0 +1,45 @@
+/**
+ * The two CrownLabs APIs this product reads and writes (docs/behaviour.md §16). Upstream kept the
+ * groups and versions and changed the schemas in place, so a level is a set of CRD schemas, not
+ * an apiVersion: `2e8aeb9` (July 2023, imports/crds/) and `e62be9e` (August 2026,
+ * imports/crds/e62be9e/). One run reads and writes one level. This module holds what differs
+ * between the levels as data; the modules that read or write a field that differs cite it.
+ */
+import { join } from 'node:path';
+import { crdsDir } from '../paths.ts';
+
+export const API_LEVELS = ['2e8aeb9', 'e62be9e'] as const;
+export type ApiLevel = (typeof API_LEVELS)[number];
+
+export const DEFAULT_API_LEVEL: ApiLevel = '2e8aeb9';
+
+/** The folder holding a level's CrownLabs CRDs. */
+export function crownlabsCrdsDir(level: ApiLevel): string {
+  return level === '2e8aeb9' ? crdsDir() : join(crdsDir(), level);
+}
+
+/** Kinds that exist at some levels only. */
+export const LEVEL_ONLY_KINDS: Readonly<Record<string, readonly ApiLevel[]>> = {
+  SharedVolume: ['e62be9e'],
+};
+
+export function kindExistsAt(kind: string, level: ApiLevel): boolean {
+  return LEVEL_ONLY_KINDS[kind]?.includes(level) ?? true;
+}
+
+export function isApiLevel(v: unknown): v is ApiLevel {
+  return typeof v === 'string' && (API_LEVELS as readonly string[]).includes(v);
+}
+
+/**
+ * How installed CRDs tell their level: each CRD below has, at `e62be9e`, a field its `2e8aeb9`
+ * schema lacks (a path of property names from the version's openAPIV3Schema). Read by the
+ * controller from the live CRDs (src/controller/api-level-watch.ts).
+ */
+export const LEVEL_MARKS: readonly { crd: string; path: readonly string[]; present: ApiLevel; absent: ApiLevel }[] = [
+  { crd: 'templates.crownlabs.polito.it', path: ['spec', 'cleanup'], present: 'e62be9e', absent: '2e8aeb9' },
+  { crd: 'instances.crownlabs.polito.it', path: ['spec', 'contentUrls'], present: 'e62be9e', absent: '2e8aeb9' },
+  { crd: 'tenants.crownlabs.polito.it', path: ['spec', 'personalWorkspace'], present: 'e62be9e', absent: '2e8aeb9' },
+  { crd: 'workspaces.crownlabs.polito.it', path: ['spec', 'autoEnroll'], present: 'e62be9e', absent: '2e8aeb9' },
+  { crd: 'imagelists.crownlabs.polito.it', path: ['spec', 'projectBaseName'], present: 'e62be9e', absent: '2e8aeb9' },
+];
