@@ -10,6 +10,7 @@ import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
 import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
 import type { KubeObject } from '../inputs/types.ts';
+import { crownlabsCrdsDir } from '../inputs/api-level.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
@@ -59,7 +60,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
   return {
     namespace: config.platformNamespace,
     image: config.platformImage,
-    crds: config.platformInstallCrds ? readCrownLabsCrds() : undefined,
+    crds: config.platformInstallCrds ? readCrownLabsCrds(crownlabsCrdsDir(config.apiLevel)) : undefined,
     targetLabelKey: key,
     shards,
     shardArgs: (shard) => [
