@@ -10,6 +10,8 @@ trap 'rm -rf "$tmp"' EXIT
 # Files are joined with explicit document separators: some start with comments and no `---`.
 join() { local out=$1; shift; for f in "$@"; do printf '\n---\n'; cat "$f"; done > "$out"; }
 join "$tmp/crownlabs.yaml" imports/crds/crownlabs.polito.it_*.yaml
+mkdir -p "$tmp/e62be9e"
+join "$tmp/e62be9e/crownlabs.yaml" imports/crds/e62be9e/crownlabs.polito.it_*.yaml
 join "$tmp/kubevirt.yaml" imports/crds/kubevirt.io_virtualmachines.yaml imports/crds/kubevirt.io_virtualmachineinstances.yaml
 join "$tmp/cdi.yaml" imports/crds/cdi.kubevirt.io_datavolumes.yaml
 join "$tmp/argoproj.yaml" imports/crds/argoproj.io_applications.yaml imports/crds/argoproj.io_appprojects.yaml
@@ -19,3 +21,5 @@ join "$tmp/argoproj.yaml" imports/crds/argoproj.io_applications.yaml imports/crd
 for f in crownlabs kubevirt cdi argoproj; do
   CDK8S_CHECK_UPGRADE=false npx cdk8s import --no-save --language typescript --output imports "$tmp/$f.yaml"
 done
+# The API level e62be9e (src/inputs/api-level.ts): the same group, so its own folder.
+CDK8S_CHECK_UPGRADE=false npx cdk8s import --no-save --language typescript --output imports/e62be9e "$tmp/e62be9e/crownlabs.yaml"

@@ -24,5 +24,9 @@ describe('npm run import (scripts/import-types.sh, #17.2)', () => {
     const generated = readdirSync(join(dir, 'imports')).filter((f) => f.endsWith('.ts'));
     expect(generated.sort()).toEqual(['argoproj.io.ts', 'cdi.kubevirt.io.ts', 'crownlabs.polito.it.ts', 'kubevirt.io.ts']);
     for (const f of generated) expect(readFileSync(join(dir, 'imports', f), 'utf8')).toBe(readFileSync(join(ROOT, 'imports', f), 'utf8'));
+    // Each API level's CrownLabs classes: the same group, so the newer level has a folder of its own.
+    expect(readdirSync(join(dir, 'imports', 'e62be9e'))).toEqual(['crownlabs.polito.it.ts']);
+    const e62 = join('imports', 'e62be9e', 'crownlabs.polito.it.ts');
+    expect(readFileSync(join(dir, e62), 'utf8')).toBe(readFileSync(join(ROOT, e62), 'utf8'));
   });
 });
