@@ -3,16 +3,20 @@
  * (docs/behaviour.md §7.4, §7.5). Each row names the upstream case (Describe / Entry or It) whose
  * inputs and expected phase it restates; the cases are the same at API levels 2e8aeb9 and e62be9e.
  * Where our mapping takes more inputs than upstream's (`running`, `persistent`), a row passes the
- * values under which upstream evaluates the case.
+ * values under which upstream evaluates the case. The IP rows restate e62be9e's cases only: at
+ * 2e8aeb9 the Service is never headless and the IP is always its `clusterIP`.
  */
 import { describe, expect, it } from 'vitest';
 import type { InstancePhase } from '../../../src/inputs/types.ts';
 import {
   aggregatePhase,
   deploymentPhase,
+  environmentIp,
   virtualMachineInstancePhase,
   virtualMachinePhase,
   type DeploymentState,
+  type PodState,
+  type ServiceState,
   type VirtualMachineInstanceState,
   type VirtualMachineState,
 } from '../../../src/model/phase.ts';
@@ -190,5 +194,84 @@ describe('upstream Instance controller: the Instance phase when every environmen
   it.each(rows)('%s', (_case, phase) => {
     expect(aggregatePhase([phase, phase])).toBe(phase);
     expect(aggregatePhase([phase])).toBe(phase);
+  });
+});
+
+describe('upstream "Status Inspection" / GetEnvironmentResolvedIP and "Exposition helpers": the environment IP', () => {
+  const selector = { 'crownlabs.polito.it/instance': 'test-instance', 'crownlabs.polito.it/environment': 'env-1' };
+  const headless: ServiceState = { spec: { clusterIP: 'None', selector } };
+  const now = Date.parse('2026-07-22T12:00:00Z');
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const pod = (podIP: string | undefined, extra: { phase?: string; minutesAgo?: number; deleting?: boolean } = {}): PodState => ({
+    metadata: {
+      labels: selector,
+      ...(extra.minutesAgo !== undefined && { creationTimestamp: at(extra.minutesAgo) }),
+      ...(extra.deleting && { deletionTimestamp: at(0) }),
+    },
+    status: { ...(extra.phase && { phase: extra.phase }), ...(podIP && { podIP }) },
+  });
+  const rows: [upstreamCase: string, service: ServiceState | undefined, pods: PodState[], expected: string][] = [
+    // GetEnvironmentResolvedIP / Context "with ClassVM environment type" / It "should return the IP of the Pod matching the selector"
+    ['VM: the IP of the Pod matching the selector', headless, [pod('10.244.100.1')], '10.244.100.1'],
+    // ... Context "with ClassCloudVM environment type"
+    ['CloudVM: the IP of the Pod matching the selector', headless, [pod('10.244.100.2')], '10.244.100.2'],
+    // ... Context "with ClassLocalVM environment type"
+    ['LocalVM: the IP of the Pod matching the selector', headless, [pod('10.244.100.3')], '10.244.100.3'],
+    // ... Context "with ClassContainer environment type"
+    ['Container: the IP of the Pod matching the selector', headless, [pod('10.244.100.4')], '10.244.100.4'],
+    // ... Context "with multiple matching Pods (filtering)" / It "should ignore terminating Pods"
+    [
+      'a terminating Pod is ignored',
+      headless,
+      [pod('10.244.100.1', { phase: 'Running', minutesAgo: 1, deleting: true }), pod('10.244.100.2', { phase: 'Running', minutesAgo: 0 })],
+      '10.244.100.2',
+    ],
+    // ... It "should ignore terminal Pods (Failed/Succeeded)"
+    [
+      'Failed and Succeeded Pods are ignored',
+      headless,
+      [pod('10.244.100.1', { phase: 'Failed', minutesAgo: 1 }), pod('10.244.100.3', { phase: 'Succeeded', minutesAgo: 2 }), pod('10.244.100.2', { phase: 'Running', minutesAgo: 0 })],
+      '10.244.100.2',
+    ],
+    // ... Context "general behavior and error handling" / It "should return empty string if the Pod has no PodIP"
+    ['a Pod without an IP gives none', headless, [pod(undefined)], ''],
+    // ... It "should return empty string if no Pod matches the selector"
+    ['no Pod matching the selector gives none', headless, [], ''],
+    // Exposition helpers / "Service creation" / It "should create the Service and update instance status with the ClusterIP"
+    ['a Service with a ClusterIP gives the ClusterIP', { spec: { clusterIP: '10.96.0.10', selector } }, [pod('10.244.50.60')], '10.96.0.10'],
+    // ... It "updates instance status with empty string when Service is headless and no Pod exists"
+    ['headless Service without Pods gives none', headless, [], ''],
+    // ... It "updates instance status with Pod IP when Service is headless and Pod exists (Container)"
+    ['headless Service: the Container Pod IP', headless, [pod('10.244.50.60')], '10.244.50.60'],
+    // ... It "updates instance status with Pod IP when Service is headless and VM pod exists"
+    ['headless Service: the VM launcher Pod IP', headless, [pod('10.244.100.200')], '10.244.100.200'],
+    // "instance is not running" / It "should remove the Service, Ingress and HTTPRoute if present and clear status"
+    ['no Service (instance stopped) gives none', undefined, [pod('10.244.50.60')], ''],
+  ];
+  it.each(rows)('%s', (_case, service, pods, expected) => {
+    expect(environmentIp(service, pods)).toBe(expected);
+  });
+  // Not upstream test cases: the selector's guards, with a Pod that would otherwise match.
+  it('a headless Service with an empty selector gives no IP, not some Pod of the namespace', () => {
+    expect(environmentIp({ spec: { clusterIP: 'None', selector: {} } }, [pod('10.244.100.1')])).toBe('');
+  });
+  // Not upstream test cases either: there the skipped Pods are also the older ones, so each rule
+  // is shown here with the skipped Pod the newest.
+  it.each([
+    ['a terminating Pod', pod('10.244.100.9', { phase: 'Running', minutesAgo: 0, deleting: true })],
+    ['a Failed Pod', pod('10.244.100.9', { phase: 'Failed', minutesAgo: 0 })],
+    ['a Succeeded Pod', pod('10.244.100.9', { phase: 'Succeeded', minutesAgo: 0 })],
+    ['a Pod without an IP', pod(undefined, { phase: 'Pending', minutesAgo: 0 })],
+  ])('%s is skipped even when it is the newest', (_what, skipped) => {
+    expect(environmentIp(headless, [pod('10.244.100.2', { phase: 'Running', minutesAgo: 5 }), skipped])).toBe('10.244.100.2');
+  });
+  it('of two live Pods the newest gives the IP, whatever their order', () => {
+    const older = pod('10.244.100.1', { phase: 'Running', minutesAgo: 3 });
+    const newer = pod('10.244.100.2', { phase: 'Running', minutesAgo: 1 });
+    expect(environmentIp(headless, [older, newer])).toBe('10.244.100.2');
+    expect(environmentIp(headless, [newer, older])).toBe('10.244.100.2');
+  });
+  it('a Pod the selector does not match gives no IP', () => {
+    expect(environmentIp(headless, [{ metadata: { labels: { 'crownlabs.polito.it/instance': 'other' } }, status: { podIP: '10.244.9.9' } }])).toBe('');
   });
 });
