@@ -100,3 +100,33 @@ export function aggregatePhase(phases: readonly InstancePhase[]): InstancePhase 
   const active = phases.filter((p) => p !== 'Off');
   return active.reduce((worst, p) => (PHASE_ORDER.indexOf(p) < PHASE_ORDER.indexOf(worst) ? p : worst), active[0]);
 }
+
+export interface ServiceState {
+  spec?: { clusterIP?: string; selector?: Record<string, string> };
+}
+
+export interface PodState {
+  metadata?: { labels?: Record<string, string>; creationTimestamp?: string; deletionTimestamp?: string };
+  status?: { phase?: string; podIP?: string };
+}
+
+/**
+ * An environment's IP from its Service: the `clusterIP`, or for a headless Service (`None`) the IP
+ * of the newest Pod it selects that is not being deleted, not finished (`Failed`, `Succeeded`) and
+ * has an IP; `""` when there is none. An empty selector would match any Pod, so it gives `""`.
+ * `pods` are those of the Service's namespace.
+ */
+export function environmentIp(service: ServiceState | undefined, pods: readonly PodState[]): string {
+  const clusterIP = service?.spec?.clusterIP ?? '';
+  if (clusterIP !== 'None') return clusterIP;
+  const selector = Object.entries(service?.spec?.selector ?? {});
+  if (selector.length === 0) return '';
+  const created = (p: PodState) => Date.parse(p.metadata?.creationTimestamp ?? '') || 0;
+  let newest: PodState | undefined;
+  for (const pod of pods) {
+    if (!selector.every(([k, v]) => pod.metadata?.labels?.[k] === v)) continue;
+    if (pod.metadata?.deletionTimestamp || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded' || !pod.status?.podIP) continue;
+    if (!newest || created(pod) > created(newest)) newest = pod;
+  }
+  return newest?.status?.podIP ?? '';
+}
