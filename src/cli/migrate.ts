@@ -21,7 +21,6 @@ import { objectFileName } from '../sinks/gitops.ts';
 import { configureOutputLock, DEFAULT_LOCK_TIMEOUT_S } from '../sinks/output-lock.ts';
 import { objectsToYaml } from '../sinks/yaml-emitter.ts';
 import { isConflict, isNotFound, KubeApiError, KubeClient } from '../kube/client.ts';
-import { listObjects } from '../kube/objects.ts';
 import { loadKubeConfig } from './kube.ts';
 import { MAX_LOCK_TIMEOUT_S, wholeNumber } from './numeric-flags.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
@@ -174,11 +173,13 @@ async function readCluster(client: KubeClient, namespace: string | undefined): P
   const objects: SourcedObject[] = [];
   const problems: Problem[] = [];
   for (const kind of CLUSTER_KINDS) {
-    const { apiVersion, namespaced } = INPUT_KINDS[kind];
+    const { apiVersion, namespaced, plural } = INPUT_KINDS[kind];
     if (namespace && !namespaced) continue;
     let items: KubeObject[];
     try {
-      items = await listObjects<KubeObject>(client, apiVersion, kind, namespace);
+      // By the input kinds' table: the client's own (src/kube/resources.ts) holds only the kinds the features write.
+      const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+      items = (await client.request<{ items: KubeObject[] }>('GET', `/apis/${apiVersion}${ns}/${plural}`)).items;
     } catch (e) {
       throw new Error(isNotFound(e) ? `the server does not serve ${kind} (is its CRD installed?)` : `cannot list ${kind} at ${client.server}: ${firstLine((e as Error).message)}`);
     }
