@@ -87,6 +87,7 @@ function migrateTemplate(t: KubeObject, m: ObjectMigration): void {
     if (typeof env.name === 'string' && !E62BE9E_ENVIRONMENT_NAME.test(env.name)) {
       problem(m, 'error', `${at}.name`, `${JSON.stringify(env.name)} breaks e62be9e's environment name pattern ${E62BE9E_ENVIRONMENT_NAME.source} (4 to 12 lower-case letters, digits and '-'); cannot be carried (rename it: Instances' children are named after it)`);
     }
+    belowMinimumMemory((env.resources as Obj | undefined)?.memory, `${at}.resources.memory`, m);
     if ('mode' in env) {
       const mode = env.mode;
       delete env.mode;
@@ -158,6 +159,7 @@ function migrateTenant(tenant: KubeObject, m: ObjectMigration): void {
   if (quota) {
     delete spec.quota;
     const cpu = wholeCores(quota.cpu, 'spec.quota.cpu', m);
+    belowMinimumMemory(quota.memory, 'spec.quota.memory', m);
     spec.personalWorkspace = { cpu, memory: quota.memory, instances: quota.instances };
     m.moves.push({ from: 'spec.quota', to: 'spec.personalWorkspace', note: 'meaning differs' });
     problem(
@@ -181,6 +183,7 @@ function migrateWorkspace(ws: KubeObject, m: ObjectMigration): void {
   const quota = (ws.spec as Obj).quota as Obj | undefined;
   if (!quota) return;
   const cores = wholeCores(quota.cpu, 'spec.quota.cpu', m);
+  belowMinimumMemory(quota.memory, 'spec.quota.memory', m);
   if (quota.cpu !== cores) {
     quota.cpu = cores;
     m.moves.push({ from: 'spec.quota.cpu', to: 'spec.quota.cpu', note: `${cores} whole cores` });
@@ -220,4 +223,12 @@ function wholeCores(value: unknown, field: string, m: ObjectMigration): number {
     problem(m, 'warning', field, `${JSON.stringify(value)}: e62be9e counts CPU in whole cores; ${why}`);
   }
   return Number(cores);
+}
+
+/** e62be9e's CRDs require at least 1Gi of memory (a CEL rule, which the offline schema check does not run). */
+const MIN_MEMORY = '1Gi';
+
+function belowMinimumMemory(value: unknown, field: string, m: ObjectMigration): void {
+  if (value === undefined || parseQuantity(value as string | number).cmp(MIN_MEMORY) >= 0) return;
+  problem(m, 'error', field, `${JSON.stringify(value)}: e62be9e's CRD requires at least ${MIN_MEMORY} of memory here; cannot be carried (raise it)`);
 }

@@ -182,6 +182,19 @@ describe('level migration 2e8aeb9 → e62be9e', () => {
     expect(m.problems.map((p) => p.field)).toEqual(['status.phase']);
   });
 
+  it("memory under e62be9e's 1Gi minimum (a CEL rule of its CRDs) is an error at its field: environment, Workspace quota, Tenant quota", () => {
+    expect(migrateObject(template({}, [env({ resources: { cpu: 1, reservedCPUPercentage: 50, memory: '1000M' } })])).problems.map((p) => [p.severity, p.field])).toEqual([
+      ['error', 'spec.environmentList[0].resources.memory'],
+    ]);
+    expect(migrateObject(template()).problems).toEqual([]);
+    const ws = workspace(2);
+    (ws.spec as any).quota.memory = '512Mi';
+    expect(migrateObject(ws).problems.map((p) => [p.severity, p.field])).toEqual([['error', 'spec.quota.memory']]);
+    const t = migrateObject(tenant({ quota: { cpu: 1, memory: '1073741823', instances: 1 } }));
+    expect(t.problems.filter((p) => p.severity === 'error').map((p) => p.field)).toEqual(['spec.quota.memory']);
+    expect(migrateObject(tenant({ quota: { cpu: 1, memory: '1Gi', instances: 1 } })).problems.filter((p) => p.severity === 'error')).toEqual([]);
+  });
+
   it('kinds that did not change come back equal, with no moves', () => {
     const list: KubeObject = { apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'ImageList', metadata: { name: 'l' }, spec: { registryName: 'r', images: [] } };
     const m = migrateObject(list);
