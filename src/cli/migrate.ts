@@ -15,6 +15,7 @@ import { STDIN_PATH } from '../inputs/input-file.ts';
 import { checkObject, expandInputPaths, readInputs, type Source, type SourcedObject } from '../inputs/parse.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type KubeObject } from '../inputs/types.ts';
+import { e62be9eProblems } from '../migrate/check.ts';
 import { migrateObjects, type ObjectMigration } from '../migrate/level-migration.ts';
 import { holdOutputFolder, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { objectFileName } from '../sinks/gitops.ts';
@@ -155,11 +156,9 @@ function placed(problems: readonly Problem[], source: Source): Problem[] {
   }));
 }
 
-/** Checks the migrated object as input at e62be9e (schema, names, amounts), on a copy: defaults are not written. */
+/** The result checked at e62be9e (src/migrate/check.ts); live objects have no document. */
 function validateAtE62be9e(m: ObjectMigration, source: Source): Problem[] {
-  const problems: Problem[] = [];
-  checkObject(structuredClone(m.after), { file: source.file, document: source.document, strict: source.strict }, problems, [], source.item !== undefined ? `items[${source.item}]` : '', 'e62be9e');
-  return problems.map((p) => ({ ...p, ...(source.file === CLUSTER ? { document: undefined } : {}), message: `after migration, at e62be9e: ${p.message}` }));
+  return e62be9eProblems(m.after, source).map((p) => (source.file === CLUSTER ? { ...p, document: undefined } : p));
 }
 
 /** The live objects of the CrownLabs kinds, as sourced objects validated at 2e8aeb9 (the CRDs must be at 2e8aeb9). */

@@ -202,3 +202,18 @@ describe('level migration 2e8aeb9 → e62be9e', () => {
     expect(m.moves).toEqual([]);
   });
 });
+
+describe('the check of a migrated object at e62be9e', () => {
+  it('refuses what the e62be9e schema refuses, with the file, document and field, and does not write defaults into the object', async () => {
+    const { e62be9eProblems } = await import('../../../src/migrate/check.ts');
+    const after = migrateObject(template({ deleteAfter: '7d' })).after;
+    const copy = structuredClone(after);
+    expect(e62be9eProblems(after, { file: 'lab.yaml', document: 2, strict: true })).toEqual([]);
+    expect(after).toEqual(copy);
+    // What the mapping would leave behind if it forgot a field: a 2e8aeb9-only one.
+    (after.spec as any).deleteAfter = '7d';
+    expect(e62be9eProblems(after, { file: 'lab.yaml', document: 2, strict: true })).toEqual([
+      expect.objectContaining({ severity: 'error', file: 'lab.yaml', document: 2, kind: 'Template', field: 'spec.deleteAfter', message: 'after migration, at e62be9e: unknown field' }),
+    ]);
+  });
+});
