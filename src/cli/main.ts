@@ -40,6 +40,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['bastion-keys', 'ssh-tracker'], async () => (await import('./bastion.ts')).registerBastion],
   [['controller'], async () => (await import('./controller.ts')).registerController],
   [['diff'], async () => (await import('./diff.ts')).registerDiff],
+  [['migrate'], async () => (await import('./migrate.ts')).registerMigrate],
   [['user-pods-api'], async () => (await import('./user-pods-api.ts')).registerUserPodsApi],
   [['manifests'], async () => (await import('./manifests.ts')).registerManifests],
 ];

@@ -80,6 +80,8 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/runtime/', tier: 'base' },
   { prefix: 'imports/', tier: 'base' },
   { prefix: 'src/inputs/', tier: 'core', rank: 1 },
+  // Level migration (docs/behaviour.md §16.5): reads input types only; nothing in the flow uses it, the CLI does.
+  { prefix: 'src/migrate/', tier: 'core', rank: 1.5 },
   { prefix: 'src/config/', tier: 'core', rank: 2 },
   { prefix: 'src/model/', tier: 'core', rank: 3 },
   { prefix: 'constructs/', tier: 'core', rank: 4 },

@@ -27,7 +27,7 @@ describe('README', () => {
     let end = start;
     while (lines[end + 1]?.startsWith('|')) end++;
     const table = lines.slice(start, end + 1).join('\n');
-    for (const cmd of ['synth', 'gitops', 'validate', 'controller', 'diff', 'imagelist', 'bastion-keys', 'ssh-tracker', 'user-pods-api', 'manifests']) {
+    for (const cmd of ['synth', 'gitops', 'validate', 'controller', 'diff', 'imagelist', 'bastion-keys', 'ssh-tracker', 'user-pods-api', 'manifests', 'migrate']) {
       expect(table, cmd).toContain(`\`crownlabs ${cmd}`);
     }
   });
