@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { e62be9eWorkerEnv } from './test/integration-e62be9e/location.ts';
 
-// Three projects: `unit` is pure (no processes, no network beyond loopback doubles);
-// `integration` starts a real kube-apiserver + etcd once (test/integration/global-setup.ts);
+// Four projects: `unit` is pure (no processes, no network beyond loopback doubles);
+// `integration` starts a real kube-apiserver + etcd once (test/integration/global-setup.ts) with
+// the 2e8aeb9 CRDs; `integration-e62be9e` a second cluster with the e62be9e CRDs (docs/test-cluster.md);
 // `fuzz` is the adversarial suite (docs/test-cluster.md, "Fuzz suite"): a fixed seed and budget here, more with `npm run fuzz`.
 export default defineConfig({
   test: {
@@ -22,6 +24,20 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'integration-e62be9e',
+          include: ['test/integration-e62be9e/**/*.test.ts'],
+          globalSetup: ['test/integration-e62be9e/global-setup.ts'],
+          // Its own cluster for its workers and what they spawn; without this they would inherit
+          // the 2e8aeb9 cluster's variables that global setup sets in vitest's process.
+          env: e62be9eWorkerEnv(),
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          // Its files run in parallel, so vitest puts them beside `unit` and `fuzz` instead of
+          // in the one-worker group that runs `integration` last (docs/test-cluster.md).
         },
       },
       {

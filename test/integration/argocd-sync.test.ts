@@ -27,7 +27,7 @@ import { MYDRIVE_INFO_SECRET } from '../../src/model/mydrive.ts';
 import { myDrivePvcName, tenantNamespaceName } from '../../src/model/naming.ts';
 import { crownlabs } from '../support/cli.ts';
 import { generateLab } from '../support/generate-lab.ts';
-import { installCrds } from './global-setup.ts';
+import { installCrds } from './cluster-setup.ts';
 import { adminKubeConfig, ApiError, getObject, listObjects, REPO_ROOT, rest, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
 import {
   applications,
