@@ -44,7 +44,13 @@ export class TenantChart extends Chart {
       new TenantNamespace(this, 'namespace', { name: namespace, labels: tenantNamespaceLabels(tenant, config) });
       new TenantQuota(this, 'quota', { namespace, labels, quota: props.quota });
     }
-    new TenantRbac(this, 'rbac', { tenantName: name, namespace: keep ? namespace : undefined, manageRoleName: tenantManageRoleName(name), labels });
+    new TenantRbac(this, 'rbac', {
+      tenantName: name,
+      namespace: keep ? namespace : undefined,
+      personalWorkspace: tenant.spec.personalWorkspace !== undefined,
+      manageRoleName: tenantManageRoleName(name),
+      labels,
+    });
     if (keep) new TenantNetworkPolicies(this, 'network-policies', { namespace, labels });
     new MyDrive(this, 'mydrive', {
       pvcName: myDrivePvcName(name),

@@ -17,7 +17,7 @@ import { namespaceTenantKey } from './dependency-index.ts';
 import { unitId } from '../model/set-id.ts';
 import { objectJson } from './object-json.ts';
 import { foldMyDriveProblems } from './mydrive-setting.ts';
-import { matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
+import { enrolledWorkspaces, matchesTargetLabel, splitWorkspaces, tenantNamespaceLabels, tenantQuota } from '../model/tenant-plan.ts';
 
 /**
  * One resource set: the objects rendered for one parent (a Workspace, a Tenant, an Instance).
@@ -145,7 +145,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
     if (!wanted(parent)) continue;
     const reads = new RecordedLookups(inventory, parentKey(parent));
     const { existing } = splitWorkspaces(tenant, { get: (name) => reads.workspace(name) });
-    const quota = tenantQuota(tenant, existing.map((e) => e.workspace), config);
+    const quota = tenantQuota(tenant, enrolledWorkspaces(existing).map((e) => e.workspace), config, inventory.level);
     const share = myDriveShare(tenant);
     const keep = options.keepPersonalNamespace ? options.keepPersonalNamespace(tenant) : true;
     units.push({

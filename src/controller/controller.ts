@@ -5,7 +5,8 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
-import type { Tenant } from '../inputs/types.ts';
+import type { Instance, Tenant, Workspace } from '../inputs/types.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { Caches } from './caches.ts';
@@ -85,6 +86,11 @@ export interface WebhookDeps {
   targetLabel: ComposerConfig['targetLabel'];
   baseWorkspaces: ComposerConfig['baseWorkspaces'];
   getTenant(name: string): Promise<Tenant>;
+  /** e62be9e's rules read Workspaces (self-enrolment) and a namespace's Instances (personal workspace). */
+  getWorkspace(name: string): Promise<Workspace>;
+  listInstances(namespace: string): Promise<Instance[]>;
+  /** The level of the Tenants admitted (docs/behaviour.md §16.4); default 2e8aeb9. */
+  level?: ApiLevel;
   /** The controller's own user name: its writes to its Tenants (finalizers, labels) skip the checks. */
   bypassUsers: string[];
   now: () => number;
@@ -206,6 +212,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
         targetLabel: options.config.targetLabel,
         baseWorkspaces: options.config.baseWorkspaces,
         getTenant: (name) => requesterTenant(client, caches, name),
+        getWorkspace: (name) => cachedOrGet<Workspace>(client, caches?.workspaces, 'crownlabs.polito.it/v1alpha1', 'Workspace', name),
+        listInstances: async (ns) => (caches?.instances.hasSynced ? caches.instances.list().filter((i) => i.metadata.namespace === ns) : (await client.request<{ items: Instance[] }>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Instance', ns))).items) as unknown as Instance[],
         bypassUsers: await ownUserNames(client, log),
         now: ctx.now,
         logger: log.child({ component: 'webhooks' }),
@@ -298,6 +306,13 @@ export async function ownUserNames(client: KubeClient, log: Logger): Promise<str
     log.warn({ err: (e as Error).message }, 'could not learn the controller\'s own user name: its Tenant writes go through the webhook checks');
   }
   return [];
+}
+
+/** An object from the controller's cache when synced, else from a GET. */
+async function cachedOrGet<T>(client: KubeClient, inf: Caches['workspaces'] | undefined, apiVersion: string, kind: string, name: string): Promise<T> {
+  const cached = inf?.hasSynced ? inf.get(undefined, name) : undefined;
+  if (cached) return cached as unknown as T;
+  return client.request<T>('GET', client.path(apiVersion, kind, undefined, name));
 }
 
 export async function requesterTenant(client: KubeClient, caches: Caches | undefined, name: string): Promise<Tenant> {

@@ -96,9 +96,13 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
 
   const instancesIn = (ns: string) =>
     opts.files ? [...inventory.instances.values()].filter((i) => i.metadata.namespace === ns).length : caches.instances.list().filter((i) => i.metadata.namespace === ns).length;
+  const templatesIn = (ns: string) => [...inventory.templates.values()].filter((t) => t.metadata.namespace === ns).length;
   const composition = compose(inventory, config, {
     myDriveShare: (t) => myDriveShare({ caches, config }, t),
-    keepPersonalNamespace: (t: Tenant) => personalNamespaceKeepAlive(t, instancesIn(tenantNamespaceName(t.metadata.name)), now, opts.keepAliveMs).keep,
+    keepPersonalNamespace: (t: Tenant) => {
+      const ns = tenantNamespaceName(t.metadata.name);
+      return personalNamespaceKeepAlive(t, instancesIn(ns), now, opts.keepAliveMs, templatesIn(ns)).keep;
+    },
   });
   // From the cluster, a parent that does not render is one the controller fails (and changes nothing for).
   problems.push(...composition.problems.map((p) => (opts.files ? p : { ...p, severity: 'warning' as const })));

@@ -5,6 +5,8 @@
  * a reconcile would send. Each is undefined when there is nothing to write.
  */
 import type { Instance, Template, Tenant, Workspace } from '../inputs/types.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
+import { LABEL } from '../model/labels.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels } from '../model/instance-plan.ts';
 import { tenantOwnLabels } from '../model/tenant-plan.ts';
@@ -40,6 +42,37 @@ export function tenantLabelPatch(tenant: Tenant, current: Record<string, string>
   for (const [k, v] of Object.entries(labels)) if (have[k] !== v) patch[k] = v;
   for (const k of Object.keys(have)) if (!(k in labels)) patch[k] = null;
   return Object.keys(patch).length ? { metadata: { labels: patch } } : undefined;
+}
+
+/** The label a Workspace carries for its autoEnroll, per level (docs/behaviour.md §16.4): none at 2e8aeb9. */
+const AUTO_ENROLL_LABEL: Readonly<Record<ApiLevel, ((ws: Workspace) => string) | undefined>> = {
+  '2e8aeb9': undefined,
+  e62be9e: (ws) => ws.spec.autoEnroll || 'disabled',
+};
+
+/** The Workspace's `crownlabs.polito.it/autoenroll` label, when it differs. */
+export function workspaceAutoEnrollPatch(workspace: Workspace, current: Record<string, string> | undefined, level: ApiLevel): MetadataPatch | undefined {
+  const want = AUTO_ENROLL_LABEL[level]?.(workspace);
+  if (want === undefined || current?.[LABEL.autoEnroll] === want) return undefined;
+  return { metadata: { labels: { [LABEL.autoEnroll]: want } } };
+}
+
+/**
+ * A Tenant labelled a candidate of a Workspace that no longer takes approvals (docs/behaviour.md
+ * §16.4): its entry is removed, and made a `user` one when the Workspace enrols immediately. The
+ * whole list is written (a merge patch replaces lists), guarded by the resourceVersion read.
+ */
+export function candidateEnrolmentPatch(
+  tenant: Pick<Tenant, 'spec'> & { metadata: { labels?: Record<string, string>; resourceVersion?: string } },
+  workspace: Workspace,
+): MetadataPatch | undefined {
+  const ws = workspace.metadata.name;
+  const mode = workspace.spec.autoEnroll;
+  if (mode === 'withApproval' || tenant.metadata.labels?.[`${LABEL.workspacePrefix}${ws}`] !== 'candidate') return undefined;
+  const entries = tenant.spec.workspaces ?? [];
+  const kept = entries.filter((e) => e.name !== ws);
+  const workspaces = mode === 'immediate' ? [...kept, { name: ws, role: 'user' as const }] : kept;
+  return { metadata: { resourceVersion: tenant.metadata.resourceVersion }, spec: { workspaces } };
 }
 
 /** The tenant-operator finalizer added or removed (docs/behaviour.md §0.7), guarded by the resourceVersion read. */

@@ -4,7 +4,7 @@
  * Decision 4; always written), then the Tenant's own labels. Deletion removes the Keycloak user.
  *
  * Watches: Tenants (not status), Workspaces (via watchWorkspaces), PersistentVolumes (the Tenant
- * whose MyDrive PVC is bound to it), Instances (keep-alive counts them); children map by label.
+ * whose MyDrive PVC is bound to it), Instances and Templates (keep-alive counts them); children map by label.
  */
 import type { Instance, Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
@@ -47,7 +47,9 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const personalNs = tenantNamespaceName(name);
 
   const instanceCount = ctx.caches.instances.byIndex('namespace', personalNs).length;
-  const { keep, expiresAt } = personalNamespaceKeepAlive(tenant, instanceCount, ctx.now(), ctx.tenantNsKeepAliveMs);
+  // Indexed by watchTenants; asked only with a personal workspace (e62be9e).
+  const templateCount = tenant.spec.personalWorkspace ? ctx.caches.templates.byIndex('namespace', personalNs).length : 0;
+  const { keep, expiresAt } = personalNamespaceKeepAlive(tenant, instanceCount, ctx.now(), ctx.tenantNsKeepAliveMs, templateCount);
 
   const composition = compose(inv, ctx.config, {
     parent,
@@ -113,17 +115,23 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   }
   // Come back when the keep-alive of the personal namespace runs out.
   const left = expiresAt - ctx.now();
-  return keep && left > 0 && instanceCount === 0 ? { requeueAfterMs: Math.min(left + 1000, 2 ** 31 - 1) } : {};
+  return keep && left > 0 && instanceCount === 0 && !holdsPersonalTemplates(tenant, templateCount) ? { requeueAfterMs: Math.min(left + 1000, 2 ** 31 - 1) } : {};
 }
 
 /**
  * Keep-alive of a personal namespace (docs/behaviour.md §5.3 step 5): kept until `lastLogin` + keep-alive, and
- * while it holds Instances. A missing lastLogin counts as the zero time.
+ * while it holds Instances, or (e62be9e, §16.4) Templates of the Tenant's personal workspace. A
+ * missing lastLogin counts as the zero time.
  */
-export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number, now: number, keepAliveMs: number): { keep: boolean; expiresAt: number } {
+export function personalNamespaceKeepAlive(tenant: Tenant, instanceCount: number, now: number, keepAliveMs: number, templateCount = 0): { keep: boolean; expiresAt: number } {
   const lastLogin = tenant.spec.lastLogin ? Date.parse(tenant.spec.lastLogin) : 0;
   const expiresAt = (Number.isNaN(lastLogin) ? 0 : lastLogin) + keepAliveMs;
-  return { keep: !(now > expiresAt && instanceCount === 0), expiresAt };
+  return { keep: !(now > expiresAt && instanceCount === 0) || holdsPersonalTemplates(tenant, templateCount), expiresAt };
+}
+
+/** Whether the personal workspace (e62be9e; absent at 2e8aeb9) keeps the namespace for its Templates. */
+function holdsPersonalTemplates(tenant: Tenant, templateCount: number): boolean {
+  return tenant.spec.personalWorkspace !== undefined && templateCount > 0;
 }
 
 async function deleteTenant(ctx: ControllerContext, name: string): Promise<ReconcileResult> {
@@ -159,6 +167,16 @@ export function watchTenants(caches: Caches, enqueue: (key: string) => void, kep
     const cached = caches.inventory.tenants.get(tenant);
     if (type === 'add' && cached && keptByLogin(cached)) return;
     enqueue(`Tenant/${tenant}`);
+  });
+  // The personal workspace's keep-alive (e62be9e) asks only whether the namespace holds Templates.
+  caches.templates.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
+  caches.templates.on((type, obj) => {
+    if (type === 'update') return;
+    const ns = obj.metadata.namespace ?? '';
+    const left = caches.templates.byIndex('namespace', ns).length;
+    if (type === 'delete' ? left > 0 : left > 1) return;
+    const tenant = [...caches.inventory.tenants.values()].find((t) => tenantNamespaceName(t.metadata.name) === ns && t.spec.personalWorkspace);
+    if (tenant) enqueue(`Tenant/${tenant.metadata.name}`);
   });
   // A PV bound to a MyDrive PVC: the Tenant owning that PVC.
   caches.persistentVolumes.on((_t, pv) => {

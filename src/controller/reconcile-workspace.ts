@@ -10,6 +10,7 @@ import { workspaceNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel } from '../model/tenant-plan.ts';
 import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
 import { applySet, writeStatus } from './apply-set.ts';
+import { candidateEnrolmentPatch, workspaceAutoEnrollPatch, type MetadataPatch } from './parent-patches.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -45,6 +46,29 @@ export async function reconcileWorkspace(ctx: ControllerContext, name: string): 
     const res = await ctx.keycloak.ensureWorkspaceRoles(name, workspace.spec.prettyName);
     keycloak = res.ok ? 'Ok' : 'Failed';
     if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
+  }
+  // e62be9e: the autoenroll label, and candidates of a Workspace that no longer takes approvals (§16.4).
+  const patch = (obj: { apiVersion: string; kind: string; metadata: { name: string } }, body: MetadataPatch) =>
+    ctx.client.request('PATCH', ctx.client.path(obj.apiVersion, obj.kind, undefined, obj.metadata.name), { body, contentType: 'application/merge-patch+json' });
+  const labelPatch = workspaceAutoEnrollPatch(workspace, live.metadata.labels, ctx.caches.inventory.level);
+  if (labelPatch) {
+    try {
+      await patch(live, labelPatch);
+    } catch (e) {
+      errors.push(`autoenroll label: ${(e as Error).message}`);
+    }
+  }
+  if (workspace.spec.autoEnroll !== 'withApproval') {
+    // Only Tenants labelled candidate of it are patched: none at 2e8aeb9, which has no such role.
+    for (const t of ctx.caches.tenants.byIndex('workspace', name)) {
+      const body = candidateEnrolmentPatch(t as unknown as Tenant, workspace);
+      if (!body) continue;
+      try {
+        await patch(t, body);
+      } catch (e) {
+        errors.push(`candidate ${t.metadata.name}: ${(e as Error).message}`);
+      }
+    }
   }
   await writeStatus(ctx, live, {
     namespace: nsOk ? { name: nsName, created: true } : { name: '', created: false },

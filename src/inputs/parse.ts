@@ -3,6 +3,7 @@ import { extname, join, relative } from 'node:path';
 import jsYaml from 'js-yaml';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { amountProblems } from './amounts.ts';
+import { legacyCpuWarning, readLegacyCpu } from './legacy-cpu.ts';
 import { CORE_INPUT_SCHEMAS } from './core-schemas.ts';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './k8s-names.ts';
 import { isOutputFolder } from '../output-marker.ts';
@@ -456,11 +457,17 @@ export function checkObject(
       }
     }
   }
+  // A stored string cpu (e62be9e) is read as upstream's operators read it, before the schema sees it.
+  const legacy = readLegacyCpu(kind, value, level);
+  for (const c of legacy) problems.push({ ...about, severity: 'warning', ...pos(c.pointer), field: prefixed(pointerToFieldPath(c.pointer)), message: legacyCpuWarning(c) });
+  // Its floor may be 0, under the schema's minimum: the operators read it all the same.
+  const floored = new Set(legacy.filter((c) => c.cores < 1).map((c) => c.pointer));
   const v = inputValidator(level);
   const crd = v.find(apiVersion, kind);
   if (crd) {
     for (const issue of v.validate(crd, value)) {
       if (!source.strict && issue.message === UNKNOWN_FIELD && (crd.group === '' || issue.pointer.startsWith('/metadata/'))) continue;
+      if (floored.has(issue.pointer)) continue;
       problems.push({ ...about, ...pos(issue.pointer), field: prefixed(issue.field), message: issue.message });
       ok = false;
     }

@@ -18,6 +18,8 @@ export const LABEL = {
   firstName: 'crownlabs.polito.it/first-name',
   lastName: 'crownlabs.polito.it/last-name',
   workspacePrefix: 'crownlabs.polito.it/workspace-',
+  /** e62be9e, on a Workspace: its autoEnroll, or `disabled` (docs/behaviour.md §16.4). */
+  autoEnroll: 'crownlabs.polito.it/autoenroll',
   watchForInstanceTermination: 'crownlabs.polito.it/watch-for-instance-termination',
   instanceSubmissionRequested: 'crownlabs.polito.it/instance-submission-requested',
   instanceSubmissionCompleted: 'crownlabs.polito.it/instance-submission-completed',

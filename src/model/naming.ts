@@ -43,6 +43,12 @@ export const TENANT_NAMESPACE_OBJECT_NAMES = {
   allowTrustedIngress: 'crownlabs-allow-trusted-ingress-traffic',
 } as const;
 
+/**
+ * e62be9e: the personal workspace's RoleBinding in the personal namespace (docs/behaviour.md §16.4).
+ * Not among the names above, which reserve Instance names: no Instance child is a RoleBinding.
+ */
+export const PERSONAL_WORKSPACE_BINDING = 'crownlabs-manage-templates';
+
 export function myDrivePvcName(tenantName: string): string {
   return `${canon(tenantName)}-drive`;
 }

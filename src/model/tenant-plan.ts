@@ -1,18 +1,28 @@
 import type { Tenant, TenantResourceQuota, Workspace, WorkspaceRole } from '../inputs/types.ts';
+import { DEFAULT_API_LEVEL, type ApiLevel } from '../inputs/api-level.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { LABEL, tenantCommonLabels } from './labels.ts';
-import { addQuantities, compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../inputs/quantity.ts';
 
-/** The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md §5.3 step 4). */
+/**
+ * The Tenant's workspace entries split into those that exist and those that do not (docs/behaviour.md
+ * §5.3 step 4). A `candidate` entry (e62be9e) counts only in an `autoEnroll: withApproval` Workspace;
+ * elsewhere it is failing, as a missing Workspace is (docs/behaviour.md §16.4).
+ */
 export function splitWorkspaces(tenant: Tenant, workspaces: Pick<ReadonlyMap<string, Workspace>, 'get'>) {
   const existing: { name: string; role: WorkspaceRole; workspace: Workspace }[] = [];
   const failing: string[] = [];
   for (const entry of tenant.spec.workspaces ?? []) {
     const workspace = workspaces.get(entry.name);
-    if (workspace) existing.push({ ...entry, workspace });
+    if (workspace && (entry.role !== 'candidate' || workspace.spec.autoEnroll === 'withApproval')) existing.push({ ...entry, workspace });
     else failing.push(entry.name);
   }
   return { existing, failing };
+}
+
+/** The existing entries whose Workspace grants something: a candidate's quota and roles wait for a manager's approval. */
+export function enrolledWorkspaces<E extends { role: WorkspaceRole }>(existing: readonly E[]): E[] {
+  return existing.filter((e) => e.role !== 'candidate');
 }
 
 /** Labels of a tenant's personal namespace (docs/behaviour.md §5.4 row 1). */
@@ -29,13 +39,58 @@ export interface QuotaValues {
   cpu: string;
   memory: string;
   instances: number;
+  /** e62be9e: `requests.storage`, the summed `disk` (`0` when none). */
+  storage?: string;
+  /** e62be9e: the summed `otherResources`, each under its own key. */
+  other?: Record<string, string>;
 }
 
+type QuotaCaps = Pick<ComposerConfig, 'capCpu' | 'capMemory' | 'capInstances'>;
+
 /**
- * The tenant's quota (docs/behaviour.md §5.3 step 6): `spec.quota` verbatim when set, else the sum over its
- * existing workspaces, each part capped when the sum reaches the cap.
+ * The tenant's quota, per API level: at 2e8aeb9 (docs/behaviour.md §5.3 step 6) `spec.quota`
+ * verbatim when set, else the sum over its workspaces; at e62be9e (§16.4) the sum over its
+ * workspaces and its personal workspace, with disk and other resources. `workspaces` are those it
+ * is enrolled in (enrolledWorkspaces: no candidate's).
  */
-export function tenantQuota(tenant: Tenant, workspaces: readonly Workspace[], config: Pick<ComposerConfig, 'capCpu' | 'capMemory' | 'capInstances'>): QuotaValues {
+export function tenantQuota(tenant: Tenant, workspaces: readonly Workspace[], config: QuotaCaps, level: ApiLevel = DEFAULT_API_LEVEL): QuotaValues {
+  return level === 'e62be9e' ? resourceSpecQuota(tenant, workspaces, config) : summedQuota(tenant, workspaces, config);
+}
+
+/** Each part capped when the sum reaches the cap (2e8aeb9: always; e62be9e: a zero cap disables it). */
+function capped(sum: Quantity, cap: string, zeroDisables: boolean): Quantity {
+  const c = parseQuantity(cap);
+  if (zeroDisables && c.sign() === 0) return sum;
+  return compareQuantities(sum, c) >= 0 ? c : sum;
+}
+
+function resourceSpecQuota(tenant: Tenant, workspaces: readonly Workspace[], config: QuotaCaps): QuotaValues {
+  let cpu = 0n;
+  let memory = parseQuantity(0);
+  let disk = parseQuantity(0);
+  let instances = 0;
+  const other = new Map<string, Quantity>();
+  const specs = [...workspaces.map((w) => w.spec.quota), ...(tenant.spec.personalWorkspace ? [tenant.spec.personalWorkspace] : [])];
+  for (const q of specs) {
+    // Whole cores (an input's string cpu was made a number when it was read: src/inputs/legacy-cpu.ts).
+    cpu += BigInt(q.cpu);
+    memory = addQuantities(memory, parseQuantity(q.memory));
+    if (q.disk !== undefined) disk = addQuantities(disk, parseQuantity(q.disk));
+    instances += q.instances;
+    for (const [k, v] of Object.entries(q.otherResources ?? {})) other.set(k, other.has(k) ? addQuantities(other.get(k)!, v) : parseQuantity(v));
+  }
+  const cpuQ = capped(parseQuantity(cpu.toString()), config.capCpu, true);
+  const instancesCapped = config.capInstances > 0 && instances >= config.capInstances ? config.capInstances : instances;
+  return {
+    cpu: formatQuantity(cpuQ),
+    memory: formatQuantity(capped(memory, config.capMemory, true)),
+    instances: instancesCapped,
+    storage: formatQuantity(disk),
+    other: Object.fromEntries([...other].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, formatQuantity(v)])),
+  };
+}
+
+function summedQuota(tenant: Tenant, workspaces: readonly Workspace[], config: QuotaCaps): QuotaValues {
   if (tenant.spec.quota) return quotaValues(tenant.spec.quota);
   let cpu = parseQuantity(0);
   let memory = parseQuantity(0);

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Tenant } from '../inputs/types.ts';
+import type { Instance, Tenant, Workspace } from '../inputs/types.ts';
 import { readCappedBody } from '../kube/http-endpoints.ts';
 import { TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
 import { errored, parseReview, review, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
@@ -38,6 +38,9 @@ export interface WebhookServerOptions extends TenantWebhookConfig {
   certDir: string;
   /** The Tenant of that name (the requester's, for manager edits); rejects when it cannot be read. */
   getTenant(name: string): Promise<Tenant>;
+  /** e62be9e: the Workspace of that name (self-enrolment), and the Instances of a namespace (personal workspace). */
+  getWorkspace?: (name: string) => Promise<Workspace>;
+  listInstances?: (namespace: string) => Promise<Instance[]>;
   now?: () => number;
   logger?: Logger;
 }
@@ -81,7 +84,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   let current = await readPair(options.certDir);
 
   const decide = (pathname: string, request: AdmissionRequest): Promise<AdmissionResponse> | AdmissionResponse =>
-    pathname === MUTATE_PATH ? mutateTenant(request, options) : validateTenant(request, options, { getTenant: options.getTenant, now });
+    pathname === MUTATE_PATH ? mutateTenant(request, options) : validateTenant(request, options, { getTenant: options.getTenant, getWorkspace: options.getWorkspace, listInstances: options.listInstances, now });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '').split('?')[0];

@@ -5,6 +5,7 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { LabelSelector } from '../config/config.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 import { allowed, errored, isBypass, type AdmissionRequest, type AdmissionResponse, type BypassRule } from './admission.ts';
 import { decodeTenant, tenantName } from './tenant-decode.ts';
 
@@ -19,6 +20,8 @@ export interface TenantWebhookConfig extends BypassRule {
   targetLabel: LabelSelector;
   /** `--base-workspaces` */
   baseWorkspaces: readonly string[];
+  /** The API level of the Tenants admitted (the controller's); default 2e8aeb9. Only validation differs (docs/behaviour.md §16.4). */
+  level?: ApiLevel;
 }
 
 /**

@@ -4,21 +4,19 @@
  * change the enrolments in workspaces they manage. Pure apart from the injected Tenant lookup and clock.
  */
 import type { Tenant } from '../inputs/types.ts';
-import { allowed, denied, errored, isBypass, isObject, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
+import { DEFAULT_API_LEVEL } from '../inputs/api-level.ts';
+import { allowed, denied, errored, isBypass, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
 import { decodeTenant, emptyTenant, tenantName, workspaceRoles } from './tenant-decode.ts';
 import type { TenantWebhookConfig } from './tenant-mutation.ts';
-
-/** Upstream `LastLoginToleration`. */
-export const LAST_LOGIN_TOLERANCE_MS = 24 * 3600_000;
+import { changedWorkspaces, LAST_LOGIN_TOLERANCE_MS, lastLoginOutOfRange, sameInstant, semanticEqual } from './tenant-compare.ts';
+import { validateBypassE6, validateManagerEditE6, validateSelfEditE6, type E6ValidationDeps } from './tenant-validation-e62be9e.ts';
 
 export const DENY_SELF_EDIT = 'only changes to public keys are allowed in the owned tenant';
 export const DENY_MANAGER_EDIT = 'only changes to workspaces are allowed to workspace managers';
 export const notManagerOf = (ws: string) => `you are not a manager for workspace <${ws}>`;
-export const lastLoginOutOfRange = (now: number) =>
-  `unacceptable last login time, must be within +/-24h0m0s since local server time: ${new Date(now).toISOString()}`;
 export const COULD_NOT_FETCH_TENANT = 'could not fetch a tenant for the current user';
 
-export interface TenantValidationDeps {
+export interface TenantValidationDeps extends Partial<E6ValidationDeps> {
   /** The Tenant of that name; rejects when it cannot be read (missing included). */
   getTenant(name: string): Promise<Tenant>;
   /** Milliseconds since the epoch. */
@@ -27,11 +25,19 @@ export interface TenantValidationDeps {
 
 export async function validateTenant(
   request: AdmissionRequest,
-  config: Pick<TenantWebhookConfig, 'bypassGroups' | 'bypassUsers'>,
+  config: Pick<TenantWebhookConfig, 'bypassGroups' | 'bypassUsers' | 'level'>,
   deps: TenantValidationDeps,
 ): Promise<AdmissionResponse> {
   const uid = request.uid;
-  if (isBypass(request, config)) return allowed(uid);
+  // The rules differ per API level here only (docs/behaviour.md §6.2, §16.4).
+  const e6 = (config.level ?? DEFAULT_API_LEVEL) === 'e62be9e';
+  if (isBypass(request, config)) {
+    if (!e6 || request.operation !== 'UPDATE') return allowed(uid);
+    const [t, o] = [decodeTenant(request.object), decodeTenant(request.oldObject, 'oldObject')];
+    if ('error' in t) return errored(uid, 400, t.error);
+    if ('error' in o) return errored(uid, 400, o.error);
+    return validateBypassE6(uid, t.tenant, o.tenant, deps);
+  }
   const decoded = decodeTenant(request.object);
   if ('error' in decoded) return errored(uid, 400, decoded.error);
   const decodedOld = decodeTenant(request.oldObject, 'oldObject');
@@ -40,15 +46,21 @@ export async function validateTenant(
   const old = 'error' in decodedOld ? emptyTenant() : decodedOld.tenant;
 
   const username = request.userInfo?.username ?? '';
-  if (username && username === tenantName(request)) return validateSelfEdit(uid, tenant, old, deps.now());
+  // At e62be9e a CREATE is always judged as someone else's edit, the owner's included.
+  if (username && username === tenantName(request) && !(e6 && request.operation === 'CREATE')) {
+    return e6 ? validateSelfEditE6(uid, tenant, old, deps.now(), deps) : validateSelfEdit(uid, tenant, old, deps.now());
+  }
 
   let requester: Tenant;
   try {
     requester = await deps.getTenant(username);
   } catch (e) {
-    return errored(uid, 400, `${COULD_NOT_FETCH_TENANT}: ${(e as Error).message}`);
+    // e62be9e answers with the API server's own code (404 for a missing Tenant) when there is one.
+    const code = (e as { code?: unknown }).code;
+    return errored(uid, e6 && typeof code === 'number' && code >= 400 && code < 600 ? code : 400, `${COULD_NOT_FETCH_TENANT}: ${(e as Error).message}`);
   }
-  return validateManagerEdit(uid, tenant, old, requester, request.operation === 'CREATE');
+  const isCreate = request.operation === 'CREATE';
+  return e6 ? validateManagerEditE6(uid, tenant, old, requester, isCreate) : validateManagerEdit(uid, tenant, old, requester, isCreate);
 }
 
 function validateSelfEdit(uid: string, tenant: Tenant, old: Tenant, now: number): AdmissionResponse {
@@ -85,46 +97,4 @@ function validateManagerEdit(uid: string, tenant: Tenant, old: Tenant, requester
   return allowed(uid);
 }
 
-/** Workspaces whose name → role entry differs between the two Tenants, either way, in name order. */
-export function changedWorkspaces(a: Tenant, b: Tenant): string[] {
-  const ra = workspaceRoles(a);
-  const rb = workspaceRoles(b);
-  const changed = new Set<string>();
-  for (const [ws, role] of ra) if (rb.get(ws) !== role) changed.add(ws);
-  for (const [ws, role] of rb) if (ra.get(ws) !== role) changed.add(ws);
-  return [...changed].sort();
-}
-
-function sameInstant(a: unknown, b: unknown): boolean {
-  if (a === b || ((a === undefined || a === null) && (b === undefined || b === null))) return true;
-  if (typeof a !== 'string' || typeof b !== 'string') return false;
-  const ta = Date.parse(a);
-  const tb = Date.parse(b);
-  // Go compares metav1.Time at second precision.
-  return Number.isFinite(ta) && Number.isFinite(tb) && Math.floor(ta / 1000) === Math.floor(tb / 1000);
-}
-
-/**
- * Deep equality as upstream's typed comparison sees it: a field that is absent equals its zero
- * value (false, 0, "", empty list or map), so `createSandbox: false` and no `createSandbox` agree.
- */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) {
-    const items = v.map(canonical);
-    return items.length ? items : undefined;
-  }
-  if (isObject(v)) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const c = canonical(v[k]);
-      if (c !== undefined) out[k] = c;
-    }
-    return Object.keys(out).length ? out : undefined;
-  }
-  if (v === null || v === false || v === 0 || v === '') return undefined;
-  return v;
-}
+export { changedWorkspaces, LAST_LOGIN_TOLERANCE_MS, lastLoginOutOfRange, semanticEqual };
