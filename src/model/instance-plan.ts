@@ -6,7 +6,7 @@ import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, t
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { statusCheckUrl } from './customization-urls.ts';
-import { LEVEL_RENDERING, type LevelRendering, type VolumeMode } from './level-rendering.ts';
+import { LEVEL_RENDERING, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
 import type { ApiLevel } from '../inputs/api-level.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
@@ -17,10 +17,7 @@ import { canonicalQuantity, containerResources, virtualMachineResources, type Co
 /** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
 export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
 
-export interface ServicePort {
-  name: string;
-  port: number;
-}
+export type { ServicePort };
 
 /** Everything the constructs need for one environment of an Instance, derived purely. */
 export interface EnvironmentPlan {
@@ -44,6 +41,8 @@ export interface EnvironmentPlan {
    */
   workloadRunning: boolean;
   servicePorts: ServicePort[];
+  /** The Service is headless (LEVEL_RENDERING). */
+  headlessService: boolean;
   host: string;
   /** `/instance/<uid>` (single environment) or `/instance/<uid>/<env>`. */
   basePath: string;
@@ -244,11 +243,7 @@ export function planInstance(
     const name = instanceChildName(instance.metadata.name, several ? env.name : undefined);
     const basePath = several ? `/instance/${uid}/${env.name}` : `/instance/${uid}`;
     const host = mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
-    const servicePorts: ServicePort[] = [];
-    if (isVM) servicePorts.push({ name: 'ssh', port: 22 });
-    if (env.guiEnabled) servicePorts.push({ name: 'gui', port: 6080 });
-    if ((isStandalone || isContainer) && standardMode) servicePorts.push({ name: 'mydrive', port: 8080 });
-    if (isContainer) servicePorts.push({ name: 'metrics', port: 9090 });
+    const servicePorts = rendering.servicePorts({ isVM, isContainer, isStandalone, guiEnabled: env.guiEnabled, standardMode });
     const ingressPath = isStandalone
       ? env.rewriteURL
         ? `${basePath}/app(/|$)(.*)`
@@ -271,6 +266,7 @@ export function planInstance(
       exposed,
       workloadRunning,
       servicePorts,
+      headlessService: rendering.headlessService,
       host,
       basePath,
       ingressName: instanceIngressName(name, isStandalone),

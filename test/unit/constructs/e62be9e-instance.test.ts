@@ -81,6 +81,24 @@ describe('§16.3 several environments: the e62be9e schema keys them by name, at 
   });
 });
 
+describe('§16.3 Services are headless, with the ports of e62be9e', () => {
+  it.each([
+    ['VirtualMachine', true, ['ssh', 'gui']],
+    ['VirtualMachine', false, ['ssh']],
+    ['Container', true, ['gui']],
+    ['Standalone', false, ['metrics']],
+  ] as const)('%s, GUI %s: ports %j, clusterIP None', (environmentType, guiEnabled, ports) => {
+    const svc = renderAt(lab({ env: { environmentType, guiEnabled } }), 'e62be9e').get('Service', N);
+    expect(svc.spec.clusterIP).toBe('None');
+    expect(svc.spec.ports.map((p: Any) => p.name)).toEqual(ports);
+  });
+  it('2e8aeb9 Services keep their cluster IP and ports', () => {
+    const svc = renderAt(lab({ env: { environmentType: 'Container', guiEnabled: true } }), '2e8aeb9').get('Service', N);
+    expect(svc.spec.clusterIP).toBeUndefined();
+    expect(svc.spec.ports.map((p: Any) => p.name)).toEqual(['gui', 'mydrive', 'metrics']);
+  });
+});
+
 describe('§16.3 customization URLs: one accessor for either shape', () => {
   const inst = (spec: Partial<Instance['spec']>) => ({ spec }) as Instance;
   it.each([
