@@ -15,7 +15,7 @@ export interface ContainerEnvironmentProps {
   readonly labels: Record<string, string>;
   readonly selectorLabels: Record<string, string>;
   /**
-   * Instance `customizationUrls.contentOrigin`, which wins over the Template's archive.
+   * The Instance's content origin for this environment (src/model/customization-urls.ts), which wins over the Template's archive.
    * @default the Template's `sourceArchiveURL`; with neither, no content-downloader init container
    */
   readonly contentOrigin?: string;
@@ -164,6 +164,7 @@ export class ContainerEnvironment extends Construct {
             terminationGracePeriodSeconds: 10,
             enableServiceLinks: false,
             ...(plan.standardMode ? {} : { hostname: plan.mode.toLowerCase() }),
+            ...(plan.nodeSelector ? { nodeSelector: plan.nodeSelector } : {}),
             volumes,
             ...(initContainers.length ? { initContainers } : {}),
             containers,

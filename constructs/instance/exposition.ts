@@ -42,6 +42,7 @@ export class Exposition extends Construct {
       },
       spec: {
         type: 'ClusterIP',
+        ...(env.headlessService ? { clusterIp: 'None' } : {}),
         selector: props.selectorLabels,
         ports: env.servicePorts.map((p) => ({ name: p.name, port: p.port, targetPort: k8s.IntOrString.fromNumber(p.port), protocol: 'TCP' })),
       },

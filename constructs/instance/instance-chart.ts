@@ -1,6 +1,7 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import type { ComposerConfig } from '../../src/config/config.ts';
+import { contentOrigin } from '../../src/model/customization-urls.ts';
 import type { InstancePlan } from '../../src/model/instance-plan.ts';
 import { CloudInitSecret } from './cloud-init.ts';
 import { ContainerEnvironment } from './container-environment.ts';
@@ -74,7 +75,7 @@ export class InstanceChart extends Chart {
           environment: env,
           labels,
           selectorLabels: plan.selectorLabels,
-          contentOrigin: plan.instance.spec.customizationUrls?.contentOrigin,
+          contentOrigin: contentOrigin(plan.instance, env.env.name),
           config,
         });
       }

@@ -57,6 +57,7 @@ export class VirtualMachineEnvironment extends Construct {
               source: dataVolumeSource(env),
               pvc: {
                 accessModes: ['ReadWriteOnce'],
+                ...(env.rootDisk?.volumeMode ? { volumeMode: env.rootDisk.volumeMode } : {}),
                 resources: {
                   requests: {
                     storage: VirtualMachineSpecDataVolumeTemplatesSpecPvcResourcesRequests.fromString(canonicalQuantity(env.env.resources.disk ?? 0)),
@@ -80,6 +81,9 @@ export class VirtualMachineEnvironment extends Construct {
 }
 
 function dataVolumeSource(env: EnvironmentPlan): VirtualMachineSpecDataVolumeTemplatesSpecSource {
+  // A LocalVM's disk is a CDI clone of its golden PVC (the plan refuses a LocalVM without one).
+  const golden = env.rootDisk?.goldenPvc;
+  if (golden) return { pvc: { namespace: golden.namespace, name: golden.name } };
   return env.env.environmentType === 'CloudVM'
     ? { http: { url: env.env.image } }
     : { registry: { url: `docker://${env.env.image}`, secretRef: REGISTRY_CREDENTIALS_CDI } };
@@ -108,7 +112,7 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
           { name: 'root', disk: { bus: 'virtio' } },
           ...(withCloudInit ? [{ name: 'cloud-init', disk: { bus: 'virtio' } }] : []),
         ],
-        interfaces: [{ name: 'default', bridge: {} }],
+        interfaces: [{ name: 'default', bridge: {}, ...(env.macAddress ? { macAddress: env.macAddress } : {}) }],
       },
     },
     networks: [{ name: 'default', pod: {} }],
@@ -124,5 +128,6 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
       ...READINESS_PROBE_BASE,
     },
     terminationGracePeriodSeconds: 60,
+    ...(env.nodeSelector ? { nodeSelector: env.nodeSelector } : {}),
   };
 }

@@ -2,6 +2,8 @@ import { Option, type Command } from 'commander';
 import { RegistryClient } from '../integrations/registry/client.ts';
 import { KubeImageListWriter, runImageListLoop, runImageListPass } from '../integrations/registry/updater.ts';
 import { loadKubeConfig } from './kube.ts';
+import { API_LEVELS, DEFAULT_API_LEVEL, isApiLevel, type ApiLevel } from '../inputs/api-level.ts';
+import { IMAGE_LIST_LEVEL } from '../integrations/registry/image-list.ts';
 import { commandLogger, lineLog } from './log.ts';
 import { EXIT_INPUT, EXIT_OK, EXIT_USAGE } from './report.ts';
 
@@ -16,6 +18,8 @@ interface ImageListOptions {
   kubeconfig?: string;
   registryTimeout: string;
   pageSize: string;
+  apiLevel: string;
+  projectBaseName?: string;
 }
 
 /** `crownlabs imagelist`: the ImageList producer of docs/behaviour.md §10, with upstream's flags. */
@@ -33,6 +37,8 @@ export function registerImageList(program: Command): void {
     .option('--kubeconfig <file>', 'kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
     .option('--registry-timeout <seconds>', 'timeout of each registry request', '10')
     .option('--page-size <n>', 'catalog and tag-list page size asked of the registry (?n=)', '100')
+    .option('--api-level <level>', `API level of the installed ImageList CRD (${API_LEVELS.join(', ')})`, DEFAULT_API_LEVEL)
+    .option('--project-base-name <name>', 'spec.projectBaseName written into the ImageList (API level e62be9e only)')
     .action(async (opts: ImageListOptions) => {
       process.exitCode = await runImageList(opts);
     });
@@ -49,7 +55,12 @@ export async function runImageList(opts: ImageListOptions): Promise<number> {
   const timeout = whole(opts.registryTimeout, '--registry-timeout', 3600);
   const pageSize = whole(opts.pageSize, '--page-size', 10_000);
   const interval = opts.once ? 1 : whole(opts.updateInterval, '--update-interval', 604_800);
-  for (const v of [timeout, pageSize, interval]) {
+  const levelProblem = !isApiLevel(opts.apiLevel)
+    ? `--api-level must be one of ${API_LEVELS.join(', ')}, not "${opts.apiLevel}"`
+    : opts.projectBaseName !== undefined && !IMAGE_LIST_LEVEL[opts.apiLevel].projectBaseName
+      ? `--project-base-name needs --api-level e62be9e: the ImageList of ${opts.apiLevel} has no projectBaseName`
+      : undefined;
+  for (const v of [timeout, pageSize, interval, levelProblem ?? 0]) {
     if (typeof v === 'string') {
       process.stderr.write(`crownlabs imagelist: ${v}\n`);
       return EXIT_USAGE;
@@ -73,6 +84,8 @@ export async function runImageList(opts: ImageListOptions): Promise<number> {
     }),
     writer: new KubeImageListWriter(kubeConfig),
     advertisedRegistryName: opts.advertisedRegistryName,
+    apiLevel: opts.apiLevel as ApiLevel,
+    projectBaseName: opts.projectBaseName,
     imageListName: opts.imageListName,
     log,
   };

@@ -42,6 +42,8 @@ export interface RenderUnit {
 export interface ComposeOptions {
   /** The NFS share behind a tenant's MyDrive (controller: the bound PV). Default: configuration. */
   myDriveShare?: (tenant: Tenant) => NfsShare | undefined;
+  /** The MAC address of a persistent VM, by namespace and name (controller: its live VM and VMI, observedMacAddress). Default: none. */
+  vmMacAddress?: (namespace: string, name: string) => string | undefined;
   /** Keep-alive of a personal namespace (controller: docs/behaviour.md §5.3 step 5). Default: always kept. */
   keepPersonalNamespace?: (tenant: Tenant) => boolean;
   /** Compose only the sets of these parents (watch mode); default: all. */
@@ -197,7 +199,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       continue;
     }
     if (seedProblem) continue;
-    const result = planInstance(instance, reads, config, myDriveShare);
+    const result = planInstance(instance, reads, config, myDriveShare, { vmMacAddress: options.vmMacAddress });
     problems.push(...result.problems);
     if (result.problems.length > 0) reported.add(parentKey(parent));
     const plan = result.plan;

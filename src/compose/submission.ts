@@ -13,7 +13,7 @@ import { instanceChildName, submitterJobName } from '../model/naming.ts';
 
 export interface SubmissionJobInput {
   instance: Instance;
-  /** `spec.customizationUrls.contentDestination` (checked non-empty by the caller). */
+  /** The environment's content destination (src/model/customization-urls.ts; checked non-empty by the caller). */
   destinationUrl: string;
   config: Pick<ComposerConfig, 'containerEnvContentUploaderImg' | 'containerEnvSidecarsTag'>;
   owner?: OwnerReference;

@@ -218,7 +218,7 @@ function parentPatch(inventory: Inventory, unit: RenderUnit, owner: CachedObject
     const found = inventory.instances.get(`${namespace}/${name}`);
     const instance = found && overLive(found, owner);
     const template = instance && inventory.templateOf(instance);
-    return instance && template ? instanceMetadataPatch(instance, template, owner.metadata.uid ?? `${namespace}/${name}`) : undefined;
+    return instance && template ? instanceMetadataPatch(instance, template, owner.metadata.uid ?? `${namespace}/${name}`, inventory.level) : undefined;
   }
   if (kind !== 'Tenant' && kind !== 'Workspace') return undefined;
   const finalizer = finalizerPatch(owner, true);

@@ -23,8 +23,8 @@ export interface MetadataPatch {
  * Only the labels that differ are patched: a stale cached copy of other labels (e.g. the ones the
  * termination and submission steps flip) is never written back.
  */
-export function instanceMetadataPatch(instance: Instance, template: Template, uid: string): MetadataPatch | undefined {
-  const labels = Object.fromEntries(Object.entries(instanceOwnLabels(instance, template)).filter(([k, v]) => instance.metadata.labels?.[k] !== v));
+export function instanceMetadataPatch(instance: Instance, template: Template, uid: string, level: ApiLevel): MetadataPatch | undefined {
+  const labels = Object.fromEntries(Object.entries(instanceOwnLabels(instance, template, level)).filter(([k, v]) => instance.metadata.labels?.[k] !== v));
   const patch: MetadataPatch = {};
   if (Object.keys(labels).length > 0) patch.metadata = { labels };
   if (!instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) {

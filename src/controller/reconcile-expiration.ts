@@ -1,11 +1,11 @@
 /**
- * Template `deleteAfter` expiration (docs/behaviour.md §8.3, done by the controller instead of a cron, Decision 8):
+ * Template `deleteAfter` (e62be9e: `cleanup.deleteAfterCreation`, §16.3) expiration (docs/behaviour.md §8.3, done by the controller instead of a cron, Decision 8):
  * an Instance is requeued at its expiry time (creationTimestamp + lifespan) and deleted then —
  * as a server-side dry run with `--expiration-dry-run`, reported by a log line and an Event.
  * Namespaces labelled `crownlabs.polito.it/expiration-ignore=true` are skipped (upstream HEAD).
  */
 import { INPUT_KINDS, TEMPLATE_REF } from '../inputs/types.ts';
-import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339 } from '../model/automation.ts';
+import { EXPIRATION_IGNORE_LABEL, expiryTime, parseLifespan, rfc3339, templateLifespan } from '../model/automation.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { automationTarget } from './automation-target.ts';
 import type { AutomationState } from './automation-state.ts';
@@ -25,9 +25,10 @@ export async function reconcileExpiration(ctx: ControllerContext, auto: Automati
   // As the upstream cron: a reference without a namespace means `default`.
   const template = ctx.caches.inventory.templates.get(`${ref.namespace || 'default'}/${ref.name}`);
   if (!template) return {}; // a Template event brings the Instance back
+  const lifespan = templateLifespan(template);
   let expiry: number | undefined;
   try {
-    expiry = expiryTime(String(live.metadata.creationTimestamp ?? ''), parseLifespan(template.spec.deleteAfter));
+    expiry = expiryTime(String(live.metadata.creationTimestamp ?? ''), parseLifespan(lifespan.value));
   } catch (e) {
     // Not retried: only a change of the Template (or Instance) can fix it, and that enqueues us.
     await auto.warn(ctx, key, live, 'ExpirationFailed', `Template ${template.metadata.namespace}/${template.metadata.name}: ${(e as Error).message}`);
@@ -41,7 +42,7 @@ export async function reconcileExpiration(ctx: ControllerContext, auto: Automati
   const uid = live.metadata.uid!;
   const dryRun = auto.expirationDryRun;
   if (dryRun && auto.dryRunReported.has(uid)) return {};
-  const message = `expired at ${rfc3339(expiry)} (Template ${template.metadata.name} deleteAfter ${template.spec.deleteAfter})`;
+  const message = `expired at ${rfc3339(expiry)} (Template ${template.metadata.name} ${lifespan.field} ${lifespan.value})`;
   try {
     await ctx.client.request('DELETE', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
       // Only this very Instance: a new one created under the same name is not expired with it.

@@ -9,10 +9,11 @@
 import { myDriveShare } from './mydrive-share.ts';
 import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
 import { RecordedLookups } from '../inputs/lookups.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { enrolmentProblem } from '../model/enrolment.ts';
-import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, planInstance, type InstancePlan } from '../model/instance-plan.ts';
+import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
 import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
@@ -74,7 +75,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   }
 
   // The Instance's own metadata: labels, prettyName, and the Template spec it is created from.
-  const patch = instanceMetadataPatch(instance, template, live.metadata.uid ?? `${namespace}/${name}`);
+  const patch = instanceMetadataPatch(instance, template, live.metadata.uid ?? `${namespace}/${name}`, inv.level);
   if (patch) {
     // Compose from what the server now holds; its watch event (the echo) does not requeue us,
     // even when it comes before the answer.
@@ -100,7 +101,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const key = `${namespace}/${name}`;
   // The share of the bound PV (the status-only path derives its plan with the same resolver).
   const share = (t: Tenant) => myDriveShare(ctx, t);
-  const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share });
+  const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share, vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm) });
   dependencies.set(own, [...reads.keys, ...(composition.dependencies.get(own) ?? [])]);
   const unit = composition.units[0];
   if (!unit) {
@@ -147,20 +148,29 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
   const inv = ctx.caches.inventory;
   const instance = inv.instances.get(`${namespace}/${name}`);
   const template = instance && inv.templateOf(instance);
-  if (!instance || !template || !ownMetadataWritten(instance, template)) return reconcileInstance(ctx, namespace, name);
-  const { plan } = planInstance(instance, inv, ctx.config, (t: Tenant) => myDriveShare(ctx, t));
+  if (!instance || !template || !ownMetadataWritten(instance, template, inv.level)) return reconcileInstance(ctx, namespace, name);
+  const { plan } = planInstance(instance, inv, ctx.config, (t: Tenant) => myDriveShare(ctx, t), { vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm) });
+  // A VMI that just reported the MAC its VM must keep: the VM is applied again (a full reconcile).
+  if (plan && plan.environments.some((e) => e.macAddress && observedMacAddress(cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachine', namespace, e.name), undefined) !== e.macAddress)) {
+    return reconcileInstance(ctx, namespace, name);
+  }
   if (!plan) return reconcileInstance(ctx, namespace, name);
   await writeStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child)));
   return {};
 }
 
 /** Whether the Instance already holds its own labels, prettyName and frozen Template spec (the full reconcile's first write). */
-function ownMetadataWritten(instance: Instance, template: Template): boolean {
+function ownMetadataWritten(instance: Instance, template: Template, level: ApiLevel): boolean {
   if (!instance.spec.prettyName || !instance.metadata.annotations?.[FROZEN_TEMPLATE_ANNOTATION]) return false;
-  return Object.entries(instanceOwnLabels(instance, template)).every(([k, v]) => instance.metadata.labels?.[k] === v);
+  return Object.entries(instanceOwnLabels(instance, template, level)).every(([k, v]) => instance.metadata.labels?.[k] === v);
 }
 
 type ChildLookup = (apiVersion: string, kind: string, name: string) => Record<string, unknown> | undefined;
+
+/** The MAC address the live VM `name` keeps, or its VMI reports (docs/behaviour.md §16.3). */
+function liveMacAddress(ctx: ControllerContext, namespace: string, name: string): string | undefined {
+  return observedMacAddress(cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachine', namespace, name), cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachineInstance', namespace, name));
+}
 
 function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, namespace: string, name: string): Record<string, unknown> | undefined {
   return ctx.caches.child(apiVersion, kind)?.get(namespace, name);

@@ -6,6 +6,7 @@
 import { renderSubmissionJob } from '../compose/submission.ts';
 import { submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
 import { submitterJobName } from '../model/naming.ts';
+import { contentDestination } from '../model/customization-urls.ts';
 import { writeStatus } from './apply-set.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
@@ -30,7 +31,7 @@ export async function reconcileSubmission(ctx: ControllerContext, auto: Automati
     await auto.warn(ctx, key, live, 'SubmissionFailed', env);
     throw new Error(env);
   }
-  const destination = instance.spec.customizationUrls?.contentDestination ?? '';
+  const destination = contentDestination(instance, env.name) ?? '';
   if (!destination || !env.persistent) {
     // Nothing to upload from (or to): the request is withdrawn, as upstream.
     await patchLabels(ctx, live, SUBMISSION_SKIPPED_LABELS);

@@ -13,6 +13,7 @@ import type { CachedObject } from '../kube/informer.ts';
 import type { AutomationState } from './automation-state.ts';
 import { INSTANCE_PATCH_ACCESS, type ApiAccess } from '../kube/resources.ts';
 import { getStatusCheck } from './status-check.ts';
+import { statusCheckUrl } from '../model/customization-urls.ts';
 
 /** A stopped Instance gets its labels and `spec.running` patched; `status.automation` is patched. */
 export const TERMINATION_API_ACCESS: readonly ApiAccess[] = INSTANCE_PATCH_ACCESS;
@@ -30,8 +31,8 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
     const written = Date.parse((live.status as InstanceStatus | undefined)?.automation?.lastCheckTime ?? '');
     const last = Math.max(Number.isFinite(written) ? written : -Infinity, auto.lastCheck.get(uid) ?? -Infinity);
     if (Number.isFinite(last) && now < last + auto.statusCheckIntervalMs) return { requeueAfterMs: last + auto.statusCheckIntervalMs - now };
-    const url = instance.spec.customizationUrls?.statusCheck;
-    if (!url) return fail(ctx, auto, key, live, 'StatusCheckFailed', 'spec.customizationUrls.statusCheck is missing');
+    const url = statusCheckUrl(instance);
+    if (!url) return fail(ctx, auto, key, live, 'StatusCheckFailed', 'the status-check URL (spec.statusCheckUrl, or spec.customizationUrls.statusCheck) is missing');
     let outcome;
     try {
       const answer = await getStatusCheck(url, auto.statusCheckTimeoutMs);

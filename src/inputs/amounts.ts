@@ -58,7 +58,7 @@ export function amountProblems(kind: string, value: Record<string, unknown>): Am
     spec.environmentList.forEach((env, i) => {
       if (!isMap(env) || !isMap(env.resources)) return;
       const at = `/spec/environmentList/${i}/resources`;
-      const vm = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM';
+      const vm = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM' || env.environmentType === 'LocalVM';
       for (const [k, v] of Object.entries(env.resources)) {
         if (k === 'memory') check(`${at}/${k}`, v, 'bytes', vm);
         else if (k === 'disk') check(`${at}/${k}`, v, 'bytes');

@@ -21,6 +21,8 @@ import {
 
 /** What composing a set may read of the inputs beyond its parent. Inventory implements it. */
 export interface InventoryLookups {
+  /** The API level the objects hold (src/inputs/api-level.ts). */
+  readonly level: ApiLevel;
   sourceOf(object: object): Source | undefined;
   templateOf(instance: Instance): Template | undefined;
   tenantOf(instance: Instance): Tenant | undefined;

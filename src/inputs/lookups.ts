@@ -2,6 +2,7 @@
  * The lookups a composition makes in an Inventory, and a recorder of them: the keys a resource set
  * was built from are its dependencies (render cache key, watch mode, the controller's fan-out).
  */
+import type { ApiLevel } from './api-level.ts';
 import type { Inventory, InventoryLookups } from './inventory.ts';
 import type { Source } from './parse.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type Namespace, type Secret, type Template, type Tenant, type Workspace } from './types.ts';
@@ -38,6 +39,10 @@ export class RecordedLookups implements InventoryLookups {
   /** The recorded keys, sorted: the same lookups give the same list, whatever their order. */
   sorted(): string[] {
     return [...this.keys].sort();
+  }
+
+  get level(): ApiLevel {
+    return this.inventory.level;
   }
 
   sourceOf(object: object): Source | undefined {

@@ -3,7 +3,8 @@
  * it gives, how a status-check answer is read, whether a terminated Instance needs its content
  * submitted, and the labels the termination/submission steps write. The clock is an input.
  */
-import type { Environment, Instance } from '../inputs/types.ts';
+import type { Environment, Instance, Template } from '../inputs/types.ts';
+import { contentDestination } from './customization-urls.ts';
 import { instanceObjectLabels, LABEL, type InstanceIdentity } from './labels.ts';
 
 /** A Template lifespan: `never`, or a whole number of milliseconds. */
@@ -14,18 +15,28 @@ export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
 }
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * Parses `spec.deleteAfter` (`never`, `<n>m`, `<n>h`, `<n>d`; docs/behaviour.md §1.3, §8.3). An empty or missing
- * value is the CRD default `never`. Anything else throws an error naming the value.
+ * Parses a Template lifespan (`never`, `<n>m`, `<n>h`, `<n>d`, and at e62be9e `<n>s`; docs/behaviour.md §1.3,
+ * §8.3, §16.3; each level's CRD pattern admits its own units). An empty or missing value is the CRD
+ * default `never`. Anything else throws an error naming the value.
  */
 export function parseLifespan(deleteAfter: string | undefined): Lifespan {
   const text = (deleteAfter ?? '').trim();
   if (text === '' || text === 'never') return { never: true };
-  const m = /^([0-9]+)([mhd])$/.exec(text);
-  if (!m) throw new Error(`invalid deleteAfter "${deleteAfter}": expected "never" or <n>m, <n>h, <n>d`);
+  const m = /^([0-9]+)([smhd])$/.exec(text);
+  if (!m) throw new Error(`invalid lifespan "${deleteAfter}": expected "never" or <n>s, <n>m, <n>h, <n>d`);
   return { never: false, ms: Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] };
+}
+
+/**
+ * A Template's lifespan after creation, from whichever field it holds: `spec.deleteAfter` (2e8aeb9) or
+ * `spec.cleanup.deleteAfterCreation` (e62be9e), with the field's name for messages.
+ */
+export function templateLifespan(template: Template): { field: string; value: string | undefined } {
+  const cleanup = template.spec.cleanup;
+  return cleanup ? { field: 'cleanup.deleteAfterCreation', value: cleanup.deleteAfterCreation } : { field: 'deleteAfter', value: template.spec.deleteAfter };
 }
 
 /** When an Instance created at `creationTimestamp` expires (epoch ms), or undefined for `never`. */
@@ -98,7 +109,7 @@ export function singleEnvironment(envs: readonly Environment[]): Environment | s
 
 /** Whether a terminated Instance's content is uploaded (docs/behaviour.md §8.1). */
 export function submissionRequired(instance: Instance, env: Environment): boolean {
-  return !!instance.spec.customizationUrls?.contentDestination && env.persistent === true;
+  return !!contentDestination(instance, env.name) && env.persistent === true;
 }
 
 /** Labels written when an Instance is terminated (docs/behaviour.md §8.1), with `spec.running = false`. */

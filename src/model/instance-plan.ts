@@ -5,6 +5,9 @@ import { publicKeyLine } from './ssh-public-key.ts';
 import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type EnvironmentMode, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
+import { statusCheckUrl } from './customization-urls.ts';
+import { LEVEL_RENDERING, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
@@ -14,10 +17,7 @@ import { canonicalQuantity, containerResources, virtualMachineResources, type Co
 /** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
 export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
 
-export interface ServicePort {
-  name: string;
-  port: number;
-}
+export type { ServicePort };
 
 /** Everything the constructs need for one environment of an Instance, derived purely. */
 export interface EnvironmentPlan {
@@ -41,6 +41,8 @@ export interface EnvironmentPlan {
    */
   workloadRunning: boolean;
   servicePorts: ServicePort[];
+  /** The Service is headless (LEVEL_RENDERING). */
+  headlessService: boolean;
   host: string;
   /** `/instance/<uid>` (single environment) or `/instance/<uid>/<env>`. */
   basePath: string;
@@ -52,6 +54,53 @@ export interface EnvironmentPlan {
   containerResources?: ComputeResources;
   /** The MyDrive share to mount, when the environment asks for it and it is known. */
   nfs?: NfsShare;
+  /** Node labels the VMI or Pod is scheduled by (docs/behaviour.md §16.3); absent when none. */
+  nodeSelector?: Record<string, string>;
+  /** A persistent VM's root disk: its volumeMode (LEVEL_RENDERING) and, for a LocalVM, the golden PVC cloned. */
+  rootDisk?: { volumeMode?: VolumeMode; goldenPvc?: GoldenPvc };
+  /** The MAC address a persistent VM keeps across restarts, once its VMI reported one (docs/behaviour.md §16.3). */
+  macAddress?: string;
+}
+
+/** A LocalVM's golden image: the PVC CDI clones, named by the environment's `image` as `<namespace>/<name>`. */
+export interface GoldenPvc {
+  namespace: string;
+  name: string;
+}
+
+/** The golden PVC an `image` names, or undefined when it is not `<namespace>/<name>`. */
+export function goldenPvc(image: string): GoldenPvc | undefined {
+  const parts = image.split('/');
+  return parts.length === 2 && parts[0] && parts[1] ? { namespace: parts[0], name: parts[1] } : undefined;
+}
+
+/**
+ * The node labels an Instance's workloads are scheduled by (docs/behaviour.md §16.3): none when the
+ * Template has no `nodeSelector`; the Instance's when the Template's is present and empty; else the
+ * Template's. Empty is none.
+ */
+export function nodeSelectorOf(instance: Instance, template: Template): Record<string, string> | undefined {
+  const fromTemplate = template.spec.nodeSelector;
+  if (fromTemplate === undefined) return undefined;
+  const chosen = Object.keys(fromTemplate).length === 0 ? instance.spec.nodeSelector : fromTemplate;
+  return chosen && Object.keys(chosen).length > 0 ? chosen : undefined;
+}
+
+/**
+ * The MAC address a persistent VM keeps: the one already in its template's first interface, else
+ * the one its running VMI reports on its first interface (how upstream e62be9e keeps it).
+ */
+export function observedMacAddress(vm: unknown, vmi: unknown): string | undefined {
+  const fromVm = (vm as { spec?: { template?: { spec?: { domain?: { devices?: { interfaces?: { macAddress?: string }[] } } } } } } | undefined)?.spec?.template?.spec
+    ?.domain?.devices?.interfaces?.[0]?.macAddress;
+  const fromVmi = (vmi as { status?: { interfaces?: { mac?: string }[] } } | undefined)?.status?.interfaces?.[0]?.mac;
+  return fromVm || fromVmi || undefined;
+}
+
+/** Observed state the controller knows and files do not (compose's ComposeOptions). */
+export interface PlanObservations {
+  /** The MAC address of the VM (or its VMI) named `name` in `namespace`, when known. */
+  vmMacAddress?: (namespace: string, name: string) => string | undefined;
 }
 
 export interface InstancePlan {
@@ -119,6 +168,7 @@ export function planInstance(
   inventory: InventoryLookups,
   config: ComposerConfig,
   tenantShare: (tenant: Tenant) => NfsShare | undefined = (t) => nfsShareFromConfig(config, t.metadata.name),
+  observed: PlanObservations = {},
 ): PlanResult {
   const problems: Problem[] = [];
   const src = inventory.sourceOf(instance);
@@ -147,7 +197,7 @@ export function planInstance(
   const workspaceName = template.spec[WORKSPACE_REF]?.name ?? '';
   const managers = workspaceName ? inventory.managersOf(workspaceName).filter((t) => t.metadata.name !== tenant.metadata.name && admittedByTenantWebhooks(t, config)) : [];
   // Into a VM's authorized_keys only as `<known type> <base64> [comment]` (src/model/ssh-public-key.ts).
-  const vm = envs.some((e) => e.environmentType === 'VirtualMachine' || e.environmentType === 'CloudVM');
+  const vm = envs.some((e) => isVirtualMachineType(e.environmentType));
   const publicKeys: string[] = [];
   for (const t of [tenant, ...managers]) {
     (t.spec.publicKeys ?? []).forEach((entry, i) => {
@@ -174,8 +224,18 @@ export function planInstance(
     }
   }
 
+  const rendering = LEVEL_RENDERING[inventory.level];
+  const nodeSelector = nodeSelectorOf(instance, template);
+  for (const [i, env] of envs.entries()) {
+    if (env.environmentType !== 'LocalVM') continue;
+    const field = `spec.environmentList[${i}]`;
+    if (!env.persistent) problems.push({ severity: 'error', ...about, field, message: `Template ${objectKey(template)}: environment ${env.name} is a LocalVM, whose disk is a clone of a PVC: it must be persistent` });
+    else if (!goldenPvc(env.image)) problems.push({ severity: 'error', ...about, field, message: `Template ${objectKey(template)}: environment ${env.name}: a LocalVM image names its golden PVC as <namespace>/<name>, not ${JSON.stringify(env.image)}` });
+  }
+  if (problems.some((p) => p.severity === 'error')) return { problems };
+
   const environments = envs.map((env): EnvironmentPlan => {
-    const isVM = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM';
+    const isVM = isVirtualMachineType(env.environmentType);
     const isContainer = env.environmentType === 'Container';
     const isStandalone = env.environmentType === 'Standalone';
     const mode = env.mode ?? 'Standard';
@@ -183,11 +243,7 @@ export function planInstance(
     const name = instanceChildName(instance.metadata.name, several ? env.name : undefined);
     const basePath = several ? `/instance/${uid}/${env.name}` : `/instance/${uid}`;
     const host = mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
-    const servicePorts: ServicePort[] = [];
-    if (isVM) servicePorts.push({ name: 'ssh', port: 22 });
-    if (env.guiEnabled) servicePorts.push({ name: 'gui', port: 6080 });
-    if ((isStandalone || isContainer) && standardMode) servicePorts.push({ name: 'mydrive', port: 8080 });
-    if (isContainer) servicePorts.push({ name: 'metrics', port: 9090 });
+    const servicePorts = rendering.servicePorts({ isVM, isContainer, isStandalone, guiEnabled: env.guiEnabled, standardMode });
     const ingressPath = isStandalone
       ? env.rewriteURL
         ? `${basePath}/app(/|$)(.*)`
@@ -210,6 +266,7 @@ export function planInstance(
       exposed,
       workloadRunning,
       servicePorts,
+      headlessService: rendering.headlessService,
       host,
       basePath,
       ingressName: instanceIngressName(name, isStandalone),
@@ -218,6 +275,8 @@ export function planInstance(
       vmResources: isVM ? virtualMachineResources(env.resources) : undefined,
       containerResources: isVM ? undefined : containerResources(env.resources),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
+      ...(nodeSelector ? { nodeSelector } : {}),
+      ...(isVM && env.persistent ? persistentVmParts(rendering, env, namespace, name, observed) : {}),
     };
   });
 
@@ -248,8 +307,23 @@ export function planInstance(
   };
 }
 
+/** VirtualMachine, CloudVM and LocalVM environments are KubeVirt VMs. */
+export function isVirtualMachineType(type: Environment['environmentType']): boolean {
+  return type === 'VirtualMachine' || type === 'CloudVM' || type === 'LocalVM';
+}
+
+function persistentVmParts(rendering: LevelRendering, env: Environment, namespace: string, name: string, observed: PlanObservations): Pick<EnvironmentPlan, 'rootDisk' | 'macAddress'> {
+  const volumeMode = rendering.rootDiskVolumeMode(env.environmentType);
+  const golden = env.environmentType === 'LocalVM' ? goldenPvc(env.image) : undefined;
+  const macAddress = rendering.keepsMacAddress ? observed.vmMacAddress?.(namespace, name) : undefined;
+  return {
+    rootDisk: { ...(volumeMode ? { volumeMode } : {}), ...(golden ? { goldenPvc: golden } : {}) },
+    ...(macAddress ? { macAddress } : {}),
+  };
+}
+
 /** Labels the operator keeps on the Instance itself (docs/behaviour.md §7.2 step 5), merged over its own. */
-export function instanceOwnLabels(instance: Instance, template: Template): Record<string, string> {
+export function instanceOwnLabels(instance: Instance, template: Template, level: ApiLevel): Record<string, string> {
   const envs = effectiveEnvironments(instance, template);
   const labels: Record<string, string> = {
     ...(instance.metadata.labels ?? {}),
@@ -258,7 +332,8 @@ export function instanceOwnLabels(instance: Instance, template: Template): Recor
     [LABEL.template]: template.metadata.name,
     [LABEL.persistent]: envs.some((e) => e.persistent) ? 'true' : 'false',
   };
-  if (instance.spec.customizationUrls?.statusCheck && !instance.metadata.labels?.[LABEL.watchForInstanceTermination]) {
+  if (LEVEL_RENDERING[level].nodeSelectorLabel) labels[LABEL.hasNodeSelector] = nodeSelectorOf(instance, template) ? 'true' : 'false';
+  if (statusCheckUrl(instance) && !instance.metadata.labels?.[LABEL.watchForInstanceTermination]) {
     labels[LABEL.watchForInstanceTermination] = 'true';
   }
   return labels;

@@ -9,6 +9,8 @@ export const LABEL = {
   tenant: 'crownlabs.polito.it/tenant',
   workspace: 'crownlabs.polito.it/workspace',
   persistent: 'crownlabs.polito.it/persistent',
+  /** e62be9e: whether the Instance's workloads have a node selector (docs/behaviour.md §16.3). */
+  hasNodeSelector: 'crownlabs.polito.it/has-node-selector',
   component: 'crownlabs.polito.it/component',
   metricsEnabled: 'crownlabs.polito.it/metrics-enabled',
   type: 'crownlabs.polito.it/type',

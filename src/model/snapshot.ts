@@ -6,8 +6,9 @@
 import { goDuration } from './duration.ts';
 import { TEMPLATE_REF, TENANT_REF, type Environment, type Instance, type InstanceSnapshot, type Template } from '../inputs/types.ts';
 
-/** `status.phase` values of an InstanceSnapshot (docs/behaviour.md §1.5; the CRD has no enum). */
-export type SnapshotPhase = 'Pending' | 'Processing' | 'Completed' | 'Failed';
+/** `status.phase` values of an InstanceSnapshot (docs/behaviour.md §1.5): free at 2e8aeb9, in e62be9e's enum (§16.3). */
+export const SNAPSHOT_PHASES = ['Pending', 'Processing', 'Completed', 'Failed'] as const;
+export type SnapshotPhase = (typeof SNAPSHOT_PHASES)[number];
 
 export interface SnapshotEvent {
   type: 'Normal' | 'Warning';

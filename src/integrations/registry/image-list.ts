@@ -4,6 +4,7 @@
  * we sort both so that an unchanged registry gives byte-identical objects (no spurious writes,
  * readable diffs).
  */
+import { DEFAULT_API_LEVEL, type ApiLevel } from '../../inputs/api-level.ts';
 import type { ImageList, ImageListSpec } from '../../inputs/types.ts';
 
 export const IMAGE_LIST_API_VERSION = 'crownlabs.polito.it/v1alpha1';
@@ -21,6 +22,17 @@ export function withoutFirstLatest(tags: readonly string[]): string[] {
   if (i >= 0) out.splice(i, 1);
   return out;
 }
+
+/** e62be9e drops every `latest` and repeated tags (docs/behaviour.md §16.3). */
+export function withoutLatest(tags: readonly string[]): string[] {
+  return [...new Set(tags)].filter((t) => t !== 'latest');
+}
+
+/** What the ImageList holds per API level (docs/behaviour.md §10, §16.3). */
+export const IMAGE_LIST_LEVEL: Readonly<Record<ApiLevel, { versions: (tags: readonly string[]) => string[]; projectBaseName: boolean }>> = {
+  '2e8aeb9': { versions: withoutFirstLatest, projectBaseName: false },
+  e62be9e: { versions: withoutLatest, projectBaseName: true },
+};
 
 const SEMVER = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -73,13 +85,17 @@ export function compareVersions(a: string, b: string): number {
   return c !== 0 ? c : a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `{registryName, images}`: first `latest` removed, images without versions dropped, sorted. */
-export function buildImageListSpec(advertisedRegistryName: string, repositories: readonly RepositoryTags[]): ImageListSpec {
+/**
+ * `{registryName, [projectBaseName], images}`: `latest` removed as the level does it, images without
+ * versions dropped, sorted. `projectBaseName` is written at e62be9e only, and only when given.
+ */
+export function buildImageListSpec(advertisedRegistryName: string, repositories: readonly RepositoryTags[], level: ApiLevel = DEFAULT_API_LEVEL, projectBaseName?: string): ImageListSpec {
+  const shape = IMAGE_LIST_LEVEL[level];
   const images = repositories
-    .map((r) => ({ name: r.name, versions: withoutFirstLatest(r.tags ?? []).sort(compareVersions) }))
+    .map((r) => ({ name: r.name, versions: shape.versions(r.tags ?? []).sort(compareVersions) }))
     .filter((i) => i.versions.length > 0)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { registryName: advertisedRegistryName, images };
+  return { registryName: advertisedRegistryName, ...(shape.projectBaseName && projectBaseName ? { projectBaseName } : {}), images };
 }
 
 /**

@@ -5,6 +5,7 @@
  * from the list that consumers (the dashboard) offer. The loop always goes on.
  */
 import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import type { ApiLevel } from '../../inputs/api-level.ts';
 import type { ImageList } from '../../inputs/types.ts';
 import { RegistryClient, RegistryError } from './client.ts';
 import { buildImageListSpec, imageListObject, type RepositoryTags } from './image-list.ts';
@@ -22,6 +23,10 @@ export interface ImageListPassOptions {
   readonly registry: Pick<RegistryClient, 'catalog' | 'tags'>;
   readonly writer: ImageListWriter;
   readonly advertisedRegistryName: string;
+  /** The API level of the installed ImageList CRD. Default 2e8aeb9. */
+  readonly apiLevel?: ApiLevel;
+  /** spec.projectBaseName (e62be9e only). */
+  readonly projectBaseName?: string;
   readonly imageListName: string;
   readonly log: Log;
   /** Tag lists read at the same time. Default 8. */
@@ -54,7 +59,7 @@ export async function runImageListPass(opts: ImageListPassOptions): Promise<Pass
     opts.log(`imagelist: registry error, ImageList ${opts.imageListName} left unchanged: ${message}`);
     return { ok: false, stage: 'registry', message };
   }
-  const spec = buildImageListSpec(opts.advertisedRegistryName, repositories);
+  const spec = buildImageListSpec(opts.advertisedRegistryName, repositories, opts.apiLevel, opts.projectBaseName);
   try {
     await opts.writer.apply(imageListObject(opts.imageListName, spec));
   } catch (err) {

@@ -55,13 +55,15 @@ describe('§8.3 Template.deleteAfter lifespan', () => {
     ['2h', 2 * 3_600_000],
     ['7d', 7 * 86_400_000],
     ['0m', 0],
+    // e62be9e's cleanup durations also take seconds (2e8aeb9's CRD pattern refuses them before this).
+    ['45s', 45_000],
   ])('%s → %s ms', (text, ms) => {
     const l = parseLifespan(text);
     expect(l.never ? undefined : l.ms).toBe(ms);
   });
 
-  it.each(['1s', '1w', 'm', '-1h', '1.5h', '10 h', 'forever', '1h30m'])('"%s" is a clear error naming the value', (text) => {
-    expect(() => parseLifespan(text)).toThrow(`invalid deleteAfter "${text}"`);
+  it.each(['1w', 'm', '-1h', '1.5h', '10 h', 'forever', '1h30m'])('"%s" is a clear error naming the value', (text) => {
+    expect(() => parseLifespan(text)).toThrow(`invalid lifespan "${text}"`);
   });
 
   it('the expiry time is creationTimestamp + lifespan; never has none', () => {

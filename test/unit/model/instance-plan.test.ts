@@ -32,7 +32,7 @@ describe('§7.2 step 5 labels on the Instance', () => {
   it('merges managed-by, workspace, template, persistent and the termination watch label', () => {
     const inv = inventoryFrom(lab({ env: { environmentType: 'Container', persistent: true, resources: { cpu: 1, reservedCPUPercentage: 1, memory: '1G', disk: '1G' } }, instance: { customizationUrls: { statusCheck: 'https://x/check' } }, instanceMeta: { labels: { mine: 'kept' } } }));
     const instance = [...inv.instances.values()][0];
-    expect(instanceOwnLabels(instance, inv.templateOf(instance)!)).toEqual({
+    expect(instanceOwnLabels(instance, inv.templateOf(instance)!, inv.level)).toEqual({
       mine: 'kept',
       'crownlabs.polito.it/managed-by': 'instance',
       'crownlabs.polito.it/workspace': 'tea',

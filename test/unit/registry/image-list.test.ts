@@ -18,6 +18,21 @@ describe('§10 step 3: versions of an image', () => {
   });
 });
 
+describe('§16.3 the ImageList at e62be9e', () => {
+  const repos = [{ name: 'img', tags: ['latest', '1.0', 'latest', '1.0'] }];
+  it('drops every latest and repeated tags, and writes projectBaseName when given', () => {
+    expect(buildImageListSpec('reg.example', repos, 'e62be9e', 'crownlabs-containerdisks')).toEqual({
+      registryName: 'reg.example',
+      projectBaseName: 'crownlabs-containerdisks',
+      images: [{ name: 'img', versions: ['1.0'] }],
+    });
+    expect(buildImageListSpec('reg.example', repos, 'e62be9e')).not.toHaveProperty('projectBaseName');
+  });
+  it('2e8aeb9 keeps its shape: the second latest stays, no projectBaseName', () => {
+    expect(buildImageListSpec('reg.example', repos, '2e8aeb9', 'ignored')).toEqual({ registryName: 'reg.example', images: [{ name: 'img', versions: ['1.0', '1.0', 'latest'] }] });
+  });
+});
+
 describe('§10 (Decision 8): deterministic order', () => {
   it('sorts images by name whatever order the registry answered in', () => {
     const a = buildImageListSpec('r', [{ name: 'b/x', tags: ['1'] }, { name: 'a', tags: ['1'] }, { name: 'b', tags: ['1'] }]);
