@@ -7,8 +7,8 @@ import { Informer, type CachedObject } from '../kube/informer.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 
-/** What reading the CRDs needs (src/platform/derive-rbac.ts adds it to the controller's ClusterRole). */
-export const API_LEVEL_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', verbs: ['get', 'list', 'watch'] }];
+/** What reading the CRDs needs, an informer's list and watch (src/platform/derive-rbac.ts adds it to the controller's ClusterRole). */
+export const API_LEVEL_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', verbs: ['list', 'watch'] }];
 
 const MARKED = new Map(LEVEL_MARKS.map((m) => [m.crd, m.path]));
 
