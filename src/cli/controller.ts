@@ -77,7 +77,7 @@ export interface ControllerRun {
   /** The configuration's warnings, to print. */
   warnings: string[];
   kubeconfig?: string;
-  options: Omit<ControllerOptions, 'kubeConfig' | 'logger' | 'webhook' | 'onLeadershipLost'>;
+  options: Omit<ControllerOptions, 'kubeConfig' | 'logger' | 'webhook' | 'onLeadershipLost' | 'onApiLevelChange' | 'signal'>;
   webhook?: WebhookFlags | 'no-certificate';
 }
 
@@ -212,27 +212,40 @@ export function registerController(program: Command): void {
       webhook = undefined;
     }
     const webhookFlags = webhook;
-    let handle: Awaited<ReturnType<typeof startController>>;
+    let handle: Awaited<ReturnType<typeof startController>> | undefined;
+    // While the CRDs show no single API level, startController waits: a signal then just ends the process.
+    const stopWaiting = new AbortController();
+    const abortWait = () => stopWaiting.abort();
+    process.once('SIGTERM', abortWait);
+    process.once('SIGINT', abortWait);
     try {
       handle = await startController({
         ...run.options,
         kubeConfig,
         logger: log,
         onLeadershipLost: () => process.exit(1),
+        signal: stopWaiting.signal,
+        // docs/behaviour.md §16.2: the CRDs changed level; the controller stopped reconciling, and the
+        // Deployment starts it again at the new level.
+        onApiLevelChange: () => void handle?.stop().then(() => process.exit(0)),
         // The controller starts the webhooks with its Tenant cache; the server module is wired here.
         webhook: webhookFlags && ((deps) => startWebhookServer({ ...webhookFlags, ...deps })),
       });
     } catch (e) {
+      if (stopWaiting.signal.aborted) return;
       // E.g. an unreadable webhook certificate or a port in use: say so (one line) and exit 1, as upstream.
       process.stderr.write(`crownlabs controller: ${(e as Error).message}\n`);
       process.exitCode = 1;
       return;
     }
-    log.info({ metrics: handle.metricsAddress, health: handle.healthAddress, webhooks: handle.webhookAddress }, 'controller started');
+    process.off('SIGTERM', abortWait);
+    process.off('SIGINT', abortWait);
+    const started = handle;
+    log.info({ metrics: started.metricsAddress, health: started.healthAddress, webhooks: started.webhookAddress, apiLevel: started.apiLevel }, 'controller started');
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         log.info({ signal }, 'shutting down');
-        void handle.stop().then(resolve);
+        void started.stop().then(resolve);
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));

@@ -6,6 +6,7 @@
  * and Secrets without their data (secret-digest.ts): docs/behaviour.md §0.8.
  */
 import { Inventory } from '../inputs/inventory.ts';
+import { DEFAULT_API_LEVEL, type ApiLevel } from '../inputs/api-level.ts';
 import { DependencyIndex } from '../compose/dependency-index.ts';
 import { checkObject, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
@@ -37,10 +38,16 @@ export interface CachesOptions {
    * @default the configuration's default
    */
   childGuard?: ChildGuardConfig;
+  /**
+   * The API level of the cluster's CRDs (docs/behaviour.md §16.2): input objects are checked
+   * against its schemas and the Inventory carries it.
+   * @default DEFAULT_API_LEVEL
+   */
+  level?: ApiLevel;
 }
 
 export class Caches {
-  readonly inventory = new Inventory();
+  readonly inventory: Inventory;
   /**
    * Parent key → the input keys its last reconcile looked up (compose's recorded dependencies,
    * and the lookups of a reconcile that stopped before composing): the fan-out of input changes.
@@ -64,6 +71,7 @@ export class Caches {
     readonly client: KubeClient,
     private readonly options: CachesOptions = {},
   ) {
+    this.inventory = new Inventory(options.level ?? DEFAULT_API_LEVEL);
     const make = (o: Omit<InformerOptions, 'onError' | 'onList'>) => {
       const inf = new Informer(client, {
         ...o,
@@ -161,7 +169,7 @@ export class Caches {
     const out: SourcedObject[] = [];
     const source = { file: `cluster:${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`, document: 1 };
     // Validation applies the CRD defaults in place: the cache keeps the object as the server sent it.
-    checkObject(cloneJson(obj), source, problems, out);
+    checkObject(cloneJson(obj), source, problems, out, '', this.inventory.level);
     if (out.length === 1) {
       this.invalid.delete(id);
       this.inventory.upsert(out[0].object, source);

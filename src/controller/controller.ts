@@ -6,10 +6,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 import type { Instance, Tenant, Workspace } from '../inputs/types.ts';
-import type { ApiLevel } from '../inputs/api-level.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { createKeycloakClient, type KeycloakClient } from '../integrations/keycloak/index.ts';
 import { Caches } from './caches.ts';
+import { crdsLevelProblem, type ApiLevel, type CrdsLevel } from '../inputs/api-level.ts';
+import { cachedLevel, crdInformer, sameDetection } from './api-level-watch.ts';
+import type { Informer } from '../kube/informer.ts';
 import { childEventRequest } from './child-events.ts';
 import type { ControllerContext } from './context.ts';
 import { EventRecorder } from './events.ts';
@@ -71,6 +73,13 @@ export interface ControllerOptions {
   now?: () => number;
   /** Instance automation (docs/behaviour.md §8); every part is off unless enabled. */
   automation?: AutomationOptions;
+  /**
+   * Called when the CRDs change to another API level, or to none, after the controller stopped
+   * reconciling (the CLI exits, for the Deployment to start it again). Default: the handle stops.
+   */
+  onApiLevelChange?: (detected: CrdsLevel) => void;
+  /** Gives up waiting for the CRDs to show one API level: `startController` then throws. */
+  signal?: AbortSignal;
   /** Called when leadership is lost (the CLI exits). */
   onLeadershipLost?: () => void;
   /**
@@ -105,6 +114,8 @@ export interface BesideServer {
 
 export interface ControllerHandle {
   readonly caches: Caches;
+  /** The API level of the cluster's CRDs, which this controller reads and writes (docs/behaviour.md §16.2). */
+  readonly apiLevel: ApiLevel;
   readonly queue: WorkQueue;
   readonly metrics: ControllerMetrics;
   readonly client: KubeClient;
@@ -133,7 +144,62 @@ export async function startController(options: ControllerOptions): Promise<Contr
       log.debug({ method: r.method, path: r.path, delayMs: r.delayMs }, 'throttled by the API server, retrying');
     },
   });
-  const caches = new Caches(client, {
+  let ready = false;
+  let health: Awaited<ReturnType<typeof listen>> | undefined;
+  let metricsServer: Awaited<ReturnType<typeof listen>> | undefined;
+  const healthAddr = options.healthProbeAddr ?? ':8081';
+  const metricsAddr = options.metricsAddr ?? ':8080';
+  if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
+  if (metricsAddr && options.metricsSecure) {
+    const { certDir } = options.metricsSecure;
+    const handler = secureMetricsHandler(metrics.registry, new MetricsAccessReview(client), log.child({ component: 'metrics' }));
+    try {
+      metricsServer = await listenTls(metricsAddr, handler, certDir ? { certDir } : selfSignedMetricsCertificate, log);
+    } catch (e) {
+      await close(health?.server);
+      throw new Error(`metrics server: ${(e as Error).message}`);
+    }
+  } else if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
+
+  let webhooks: BesideServer | undefined;
+  const closeServers = () => Promise.all([close(health?.server), close(metricsServer?.server), webhooks?.close()]);
+
+  // docs/behaviour.md §16.2: the level of the installed CRDs, waited for while they give none.
+  const crds = crdInformer(client, (err) => log.warn({ kind: 'CustomResourceDefinition', err: err.message }, 'informer error'));
+  crds.start();
+  let level: ApiLevel;
+  try {
+    level = await waitForLevel(crds, log, metrics, options.signal);
+  } catch (e) {
+    crds.stop();
+    await closeServers();
+    throw e;
+  }
+
+  // After the level: the webhooks' rules are that level's (docs/behaviour.md §16.4). Until the
+  // caches exist (a standby never builds them) they GET what they read (requesterTenant).
+  let caches: Caches | undefined;
+  if (options.webhook) {
+    try {
+      webhooks = await options.webhook({
+        targetLabel: options.config.targetLabel,
+        baseWorkspaces: options.config.baseWorkspaces,
+        getTenant: (name) => requesterTenant(client, caches, name),
+        getWorkspace: (name) => cachedOrGet<Workspace>(client, caches?.workspaces, 'crownlabs.polito.it/v1alpha1', 'Workspace', name),
+        listInstances: async (ns) => (caches?.instances.hasSynced ? caches.instances.list().filter((i) => i.metadata.namespace === ns) : (await client.request<{ items: Instance[] }>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Instance', ns))).items) as unknown as Instance[],
+        level,
+        bypassUsers: await ownUserNames(client, log),
+        now: options.now ?? Date.now,
+        logger: log.child({ component: 'webhooks' }),
+      });
+    } catch (e) {
+      crds.stop();
+      await closeServers();
+      throw new Error(`webhook server: ${(e as Error).message}`);
+    }
+  }
+
+  caches = new Caches(client, {
     onError: (kind, err) => log.warn({ kind, err: err.message }, 'informer error'),
     onList: (kind, reason) => {
       metrics.relists.inc({ kind, reason });
@@ -141,7 +207,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
     },
     onInvalid: (obj, problems) => log.warn({ object: `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`, problems: problems.map((p) => `${p.field}: ${p.message}`) }, 'invalid object ignored'),
     childGuard: options.config,
+    level,
   });
+  const liveCaches = caches;
   const keycloak =
     options.keycloak ??
     createKeycloakClient({
@@ -177,7 +245,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // Watch wiring, declared next to each reconciler; children map to their parent by label.
   registry.watch({ ctx, caches, enqueue, cancel: (key) => queue.cancelAfter(key) });
-  const childScope = { guard: options.config, parentExists: (key: string) => caches.parentOf(key) !== undefined };
+  const childScope = { guard: options.config, parentExists: (key: string) => liveCaches.parentOf(key) !== undefined };
   for (const inf of new Set(caches.children.values())) {
     inf.on((type, obj, old, own) => {
       const req = childEventRequest(type, obj, old, own, childScope);
@@ -186,43 +254,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
       queue.addLight(req.key);
       metrics.queueDepth.set(queue.depth);
     });
-  }
-
-  let ready = false;
-  let health: Awaited<ReturnType<typeof listen>> | undefined;
-  let metricsServer: Awaited<ReturnType<typeof listen>> | undefined;
-  const healthAddr = options.healthProbeAddr ?? ':8081';
-  const metricsAddr = options.metricsAddr ?? ':8080';
-  if (healthAddr) health = await listen(healthAddr, healthHandler(() => ready));
-  if (metricsAddr && options.metricsSecure) {
-    const { certDir } = options.metricsSecure;
-    const handler = secureMetricsHandler(metrics.registry, new MetricsAccessReview(client), log.child({ component: 'metrics' }));
-    try {
-      metricsServer = await listenTls(metricsAddr, handler, certDir ? { certDir } : selfSignedMetricsCertificate, log);
-    } catch (e) {
-      await close(health?.server);
-      throw new Error(`metrics server: ${(e as Error).message}`);
-    }
-  } else if (metricsAddr) metricsServer = await listen(metricsAddr, metricsHandler(metrics.registry));
-
-  let webhooks: BesideServer | undefined;
-  if (options.webhook) {
-    try {
-      webhooks = await options.webhook({
-        targetLabel: options.config.targetLabel,
-        baseWorkspaces: options.config.baseWorkspaces,
-        getTenant: (name) => requesterTenant(client, caches, name),
-        getWorkspace: (name) => cachedOrGet<Workspace>(client, caches?.workspaces, 'crownlabs.polito.it/v1alpha1', 'Workspace', name),
-        listInstances: async (ns) => (caches?.instances.hasSynced ? caches.instances.list().filter((i) => i.metadata.namespace === ns) : (await client.request<{ items: Instance[] }>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Instance', ns))).items) as unknown as Instance[],
-        bypassUsers: await ownUserNames(client, log),
-        now: ctx.now,
-        logger: log.child({ component: 'webhooks' }),
-      });
-    } catch (e) {
-      stopTokenUpkeep?.();
-      await Promise.all([close(health?.server), close(metricsServer?.server)]);
-      throw new Error(`webhook server: ${(e as Error).message}`);
-    }
   }
 
   let elector: LeaderElector | undefined;
@@ -243,7 +274,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   caches.start();
   await caches.synced();
   ready = true;
-  log.info({ informers: caches.all.length }, 'caches synced');
+  log.info({ informers: caches.all.length, apiLevel: level }, 'caches synced');
 
   const reconcile = dispatcher(registry, ctx, { onReconcile: options.onReconcile, queueDepth: () => queue.depth });
   queue.run(reconcile, (key, err) =>
@@ -251,12 +282,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   );
 
   const resyncAll = () => {
-    for (const key of registry.keys(caches)) enqueue(key);
+    for (const key of registry.keys(liveCaches)) enqueue(key);
   };
 
   let stopped = false;
-  return {
-    caches,
+  const handle: ControllerHandle = {
+    caches: liveCaches,
+    apiLevel: level,
     queue,
     metrics,
     client,
@@ -275,14 +307,60 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (stopped) return;
       stopped = true;
       ready = false;
-      caches.stop();
+      crds.stop();
+      liveCaches.stop();
       stopTokenUpkeep?.();
       await queue.stop();
       await elector?.release();
-      await Promise.all([close(health?.server), close(metricsServer?.server), webhooks?.close()]);
+      await closeServers();
       log.info('stopped');
     },
   };
+  // A CRD change that gives another level, or none: stop reconciling, for a start at the new level.
+  let running = cachedLevel(crds);
+  crds.on(() => {
+    const now = cachedLevel(crds);
+    if (stopped || sameDetection(now, running)) return;
+    running = now;
+    if (now.kind === 'level' && now.level === level) return;
+    ready = false;
+    metrics.setApiLevel(now.kind === 'level' ? now.level : undefined);
+    log.error({ apiLevel: level, crds: now.crds.map((c) => `${c.crd}=${c.level}`) }, `${crdsLevelProblem(now) ?? `the installed CrownLabs CRDs are now at API level ${now.kind === 'level' ? now.level : ''}`}; this controller runs at ${level}: stopping, to start again at the CRDs' level`);
+    if (options.onApiLevelChange) options.onApiLevelChange(now);
+    else void handle.stop();
+  });
+  return handle;
+}
+
+/**
+ * Resolves with the level the CRDs show; while they show none (mixed, missing), says why once per
+ * change and waits for a CRD event. `signal` gives up waiting (the caller stops).
+ */
+async function waitForLevel(crds: Informer, log: Logger, metrics: ControllerMetrics, signal?: AbortSignal): Promise<ApiLevel> {
+  let wake: (() => void) | undefined;
+  crds.on(() => wake?.());
+  const stopped = () => new Error('stopped while waiting for the CRDs to show one API level');
+  await Promise.race([crds.synced, new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(stopped()), { once: true }))]);
+  let last: CrdsLevel | undefined;
+  for (;;) {
+    const now = cachedLevel(crds);
+    if (now.kind === 'level') {
+      wake = undefined;
+      metrics.setApiLevel(now.level);
+      log.info({ apiLevel: now.level }, `the installed CrownLabs CRDs are at API level ${now.level}`);
+      return now.level;
+    }
+    if (!last || !sameDetection(now, last)) {
+      metrics.setApiLevel(undefined);
+      log.error({ crds: now.crds.map((c) => `${c.crd}=${c.level}`) }, `${crdsLevelProblem(now)}: not reconciling until they agree`);
+      last = now;
+    }
+    await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(stopped());
+      wake = resolve;
+      signal?.addEventListener('abort', () => reject(stopped()), { once: true });
+    });
+  }
 }
 
 /**

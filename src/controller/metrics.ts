@@ -1,5 +1,6 @@
 /** Prometheus metrics of the controller, on their own registry (several controllers may share a process in tests). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { API_LEVELS, type ApiLevel } from '../inputs/api-level.ts';
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -24,6 +25,13 @@ export class ControllerMetrics {
   });
   readonly throttled = new Counter({ name: 'crownlabs_controller_throttled_requests_total', help: 'Requests the API server throttled (429) and the client retried after Retry-After', registers: [this.registry] });
   readonly relists = new Counter({ name: 'crownlabs_controller_relists_total', help: 'Informer (re-)lists by kind and reason', labelNames: ['kind', 'reason'] as const, registers: [this.registry] });
+
+  /** docs/behaviour.md §16.2: 1 for the level of the installed CRDs, 0 for the others (all 0: they show none). */
+  readonly apiLevel = new Gauge({ name: 'crownlabs_composer_api_level', help: 'API level of the installed CrownLabs CRDs, which the controller reads and writes', labelNames: ['level'] as const, registers: [this.registry] });
+
+  setApiLevel(level: ApiLevel | undefined): void {
+    for (const l of API_LEVELS) this.apiLevel.set({ level: l }, l === level ? 1 : 0);
+  }
 
   constructor(withDefaults = false) {
     if (withDefaults) collectDefaultMetrics({ register: this.registry });

@@ -17,7 +17,9 @@ import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, plan
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
 import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
-import { applySet, writeStatus } from './apply-set.ts';
+import { applySet } from './apply-set.ts';
+import { writeInstanceStatus } from './status-writes.ts';
+import { instanceStatusFacts, type InstanceStatusFacts } from '../model/status-shape.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { newerResourceVersion, type CachedObject } from '../kube/informer.ts';
@@ -61,7 +63,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
       ? ['TemplateNotFound', `Template ${tref.namespace}/${tref.name} not found`]
       : ['TenantNotFound', `Tenant ${instance.spec[TENANT_REF].name} not found`];
     await ctx.events.record(live, 'Warning', reason, message);
-    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(message);
   }
   // docs/behaviour.md §7.2 step 4: before anything is written on the Instance (the frozen Template
@@ -70,7 +72,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const notEnrolled = enrolmentProblem(tenant, template);
   if (notEnrolled) {
     await ctx.events.record(live, 'Warning', 'TenantNotEnrolled', notEnrolled);
-    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(`Instance ${namespace}/${name}: ${notEnrolled}`);
   }
 
@@ -107,14 +109,14 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   if (!unit) {
     const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';
     await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message);
-    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(`Instance ${key}: ${message}`);
   }
   const outcome = await applySet(ctx, parent, live, renderUnit(unit));
   if (outcome.errors.length) {
     const message = outcome.errors.map((e) => `${e.object}: ${e.error.message}`).join('; ');
     await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message.slice(0, 1000));
-    await writeStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
     throw new Error(`Instance ${key}: ${message}`);
   }
   // The plan the set was built from (compose derived it: not derived a second time).
@@ -131,7 +133,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // The children as the apply left them: the server's answers (a Deployment created a moment ago
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.
-  await writeStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child)));
+  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child)));
   return {};
 }
 
@@ -155,7 +157,7 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
     return reconcileInstance(ctx, namespace, name);
   }
   if (!plan) return reconcileInstance(ctx, namespace, name);
-  await writeStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child)));
+  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child)));
   return {};
 }
 
@@ -177,25 +179,27 @@ function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, n
 }
 
 /** The status an Instance's plan and children give (docs/behaviour.md §7.2 steps 6–7). */
-function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup): Record<string, unknown> {
-  const phases: InstancePhase[] = plan.environments.map((env) => {
+function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup): InstanceStatusFacts {
+  const environments = plan.environments.map((env) => {
     const get = (apiVersion: string, kind: string) => childOf(apiVersion, kind, env.name) as never;
+    let phase: InstancePhase;
     if (env.isVM) {
       const vmi = get('kubevirt.io/v1', 'VirtualMachineInstance');
-      return env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
-    }
-    return deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
+      phase = env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
+    } else phase = deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
+    const service = childOf('v1', 'Service', env.name);
+    const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
+    // Children are named per environment (env.name); the status entry by the Template's environment name.
+    return { name: env.env.name, phase, ...(ip ? { ip } : {}) };
   });
-  const service = plan.environments[0] && childOf('v1', 'Service', plan.environments[0].name);
-  const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
-  const phase = aggregatePhase(phases);
+  const phase = aggregatePhase(environments.map((e) => e.phase));
   // Empty fields are left out, and removed when they become empty (see `statusPatch`).
-  const status: Record<string, unknown> = { phase: phase || undefined, url: plan.url || undefined, ip: ip || undefined };
+  const status: InstanceStatusFacts = { phase: phase || undefined, url: plan.url || undefined, ip: environments[0]?.ip || undefined };
   // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
-  const current = live.status as { initialReadyTime?: string } | undefined;
-  if (phase === 'Ready' && !current?.initialReadyTime && live.metadata.creationTimestamp) {
+  if (phase === 'Ready' && !instanceStatusFacts(live.status).initialReadyTime && live.metadata.creationTimestamp) {
     status.initialReadyTime = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
   }
+  status.environments = environments;
   return status;
 }
 

@@ -7,7 +7,7 @@ import { renderSubmissionJob } from '../compose/submission.ts';
 import { submissionPending, submissionTime, SUBMISSION_COMPLETED_LABELS, SUBMISSION_SKIPPED_LABELS } from '../model/automation.ts';
 import { submitterJobName } from '../model/naming.ts';
 import { contentDestination } from '../model/customization-urls.ts';
-import { writeStatus } from './apply-set.ts';
+import { writeInstanceStatus } from './status-writes.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
@@ -65,7 +65,7 @@ export async function reconcileSubmission(ctx: ControllerContext, auto: Automati
     if (failed) await auto.warn(ctx, key, live, 'SubmissionFailed', `Job ${job.metadata.name} failed: ${failed.reason ?? ''}${failed.message ? ` (${failed.message})` : ''}; delete it to retry`);
     return {};
   }
-  await writeStatus(ctx, live, { automation: { submissionTime: time } });
+  await writeInstanceStatus(ctx, live, { automation: { submissionTime: time } });
   await patchLabels(ctx, live, SUBMISSION_COMPLETED_LABELS);
   auto.cleared(key);
   await ctx.events.record(live, 'Normal', 'SubmissionCompleted', `content uploaded by Job ${job.metadata.name}`);

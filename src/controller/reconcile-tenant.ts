@@ -14,7 +14,9 @@ import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../mo
 import { matchesTargetLabel, splitWorkspaces, tenantQuota } from '../model/tenant-plan.ts';
 import { tenantLabelPatch } from './parent-patches.ts';
 import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
-import { applySet, objectId, writeStatus } from './apply-set.ts';
+import { applySet, objectId } from './apply-set.ts';
+import { writeTenantStatus } from './status-writes.ts';
+import type { TenantStatusFacts } from '../model/status-shape.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -74,6 +76,8 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
 
   const { existing, failing } = splitWorkspaces(tenant, inv.workspaces);
   let keycloak: 'Ok' | 'Failed' = 'Ok';
+  // e62be9e's status.keycloak (docs/behaviour.md §16.2): what this sync learnt; nothing with Keycloak off.
+  const keycloakUser: TenantStatusFacts['keycloak'] = { userCreated: { created: false }, userConfirmed: false, userSynchronized: false };
   if (ctx.keycloak) {
     const res = await ctx.keycloak.syncUser({
       username: name,
@@ -82,6 +86,8 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
       email: tenant.spec.email.toLowerCase(),
       wantedRoles: wantedWorkspaceRoles(existing),
     });
+    if (res.userId) keycloakUser.userCreated = { name: res.userId, created: true };
+    keycloakUser.userSynchronized = res.ok;
     if (!res.ok) {
       keycloak = 'Failed';
       errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
@@ -93,13 +99,16 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const quota = objects.some((o) => objectId(o) === quotaId) && !applied(quotaId) ? undefined : tenantQuota(tenant, existing.map((e) => e.workspace), ctx.config);
   const personalLive = namespaceLive(`Namespace/${personalNs}`);
   const sandboxLive = namespaceLive(`Namespace/${sandboxNs}`);
-  await writeStatus(ctx, live, {
+  await writeTenantStatus(ctx, live, {
     personalNamespace: personalLive ? { name: personalNs, created: true } : { name: '', created: false },
     sandboxNamespace: tenant.spec.createSandbox || sandboxLive ? { name: sandboxNs, created: sandboxLive } : { name: '', created: false },
     failingWorkspaces: failing,
     subscriptions: { keycloak },
     ready: errors.length === 0,
     ...(quota ? { quota } : {}),
+    keycloak: keycloakUser,
+    // Nothing is rendered for spec.personalWorkspace here (docs/behaviour.md §16.2).
+    personalWorkspaceCreated: false,
   });
 
   const labelPatch = tenantLabelPatch(tenant, live.metadata.labels, inv.workspaces, ctx.config);

@@ -4,9 +4,10 @@
  * a 404 stops it (labels + `spec.running=false`). A check is due only when the interval has passed
  * since `status.automation.lastCheckTime`, so an event or a resync in between sends nothing.
  */
-import type { Instance, InstanceStatus } from '../inputs/types.ts';
+import type { Instance } from '../inputs/types.ts';
+import { instanceStatusFacts } from '../model/status-shape.ts';
 import { interpretStatusCheck, rfc3339, submissionRequired, terminationLabels, watchedForTermination } from '../model/automation.ts';
-import { writeStatus } from './apply-set.ts';
+import { writeInstanceStatus } from './status-writes.ts';
 import { automationEnvironment, automationTarget, validatedInstance } from './automation-target.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
@@ -28,7 +29,7 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
 
   if (!auto.terminationDue.has(uid)) {
     // The status in the cache, or our own write the watch has not brought back yet.
-    const written = Date.parse((live.status as InstanceStatus | undefined)?.automation?.lastCheckTime ?? '');
+    const written = Date.parse(instanceStatusFacts(live.status).automation?.lastCheckTime ?? '');
     const last = Math.max(Number.isFinite(written) ? written : -Infinity, auto.lastCheck.get(uid) ?? -Infinity);
     if (Number.isFinite(last) && now < last + auto.statusCheckIntervalMs) return { requeueAfterMs: last + auto.statusCheckIntervalMs - now };
     const url = statusCheckUrl(instance);
@@ -43,7 +44,7 @@ export async function reconcileTermination(ctx: ControllerContext, auto: Automat
     if (outcome.action === 'error') return fail(ctx, auto, key, live, 'StatusCheckFailed', `${url}: ${outcome.message}`);
     const automation: Record<string, string> = { lastCheckTime: rfc3339(now) };
     if (outcome.terminationTime) automation.terminationTime = outcome.terminationTime;
-    await writeStatus(ctx, live, { automation });
+    await writeInstanceStatus(ctx, live, { automation });
     auto.lastCheck.set(uid, Math.floor(now / 1000) * 1000);
     auto.cleared(key);
     if (outcome.action === 'requeue') return { requeueAfterMs: auto.statusCheckIntervalMs };

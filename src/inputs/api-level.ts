@@ -43,3 +43,59 @@ export const LEVEL_MARKS: readonly { crd: string; path: readonly string[]; prese
   { crd: 'workspaces.crownlabs.polito.it', path: ['spec', 'autoEnroll'], present: 'e62be9e', absent: '2e8aeb9' },
   { crd: 'imagelists.crownlabs.polito.it', path: ['spec', 'projectBaseName'], present: 'e62be9e', absent: '2e8aeb9' },
 ];
+
+/** What `levelOfCrds` reads of a CustomResourceDefinition. */
+export interface CrdLike {
+  metadata: { name: string };
+  spec?: { versions?: readonly { name?: string; storage?: boolean; schema?: { openAPIV3Schema?: unknown } }[] };
+}
+
+/** A CRD of `LEVEL_MARKS` and the level its schema shows. */
+export interface CrdLevel {
+  crd: string;
+  level: ApiLevel;
+}
+
+/**
+ * The level of a cluster's CrownLabs CRDs: `level` when every CRD of `LEVEL_MARKS` is installed and
+ * shows the same one; `mixed` (each CRD and its level) when they disagree; `missing` when some are
+ * not installed. A CRD's level is read from its storage version's schema.
+ */
+export type CrdsLevel = { kind: 'level'; level: ApiLevel; crds: CrdLevel[] } | { kind: 'mixed'; crds: CrdLevel[] } | { kind: 'missing'; missing: string[]; crds: CrdLevel[] };
+
+export function levelOfCrds(crds: readonly CrdLike[]): CrdsLevel {
+  const byName = new Map(crds.map((c) => [c.metadata.name, c]));
+  const found: CrdLevel[] = [];
+  const missing: string[] = [];
+  for (const mark of LEVEL_MARKS) {
+    const crd = byName.get(mark.crd);
+    const versions = crd?.spec?.versions ?? [];
+    const storage = versions.find((v) => v.storage) ?? versions[0];
+    if (!crd || !storage) {
+      missing.push(mark.crd);
+      continue;
+    }
+    found.push({ crd: mark.crd, level: hasSchemaPath(storage.schema?.openAPIV3Schema, mark.path) ? mark.present : mark.absent });
+  }
+  if (missing.length) return { kind: 'missing', missing, crds: found };
+  const levels = new Set(found.map((f) => f.level));
+  return levels.size === 1 ? { kind: 'level', level: found[0].level, crds: found } : { kind: 'mixed', crds: found };
+}
+
+/** One line saying why CRDs give no level (undefined when they give one). */
+export function crdsLevelProblem(result: CrdsLevel): string | undefined {
+  const each = result.crds.map((c) => `${c.crd} at ${c.level}`).join(', ');
+  if (result.kind === 'mixed') return `the installed CrownLabs CRDs mix API levels: ${each}`;
+  if (result.kind === 'missing') return `CrownLabs CRDs not installed: ${result.missing.join(', ')}${each ? ` (installed: ${each})` : ''}`;
+  return undefined;
+}
+
+function hasSchemaPath(schema: unknown, path: readonly string[]): boolean {
+  let node = schema;
+  for (const key of path) {
+    const props = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!props || !(key in props)) return false;
+    node = props[key];
+  }
+  return true;
+}

@@ -32,6 +32,7 @@ export const KIND_RESOURCES: Record<string, KindResource> = {
   'kubevirt.io/v1/VirtualMachineInstance': r('virtualmachineinstances', true),
   'cdi.kubevirt.io/v1beta1/DataVolume': r('datavolumes', true),
   'coordination.k8s.io/v1/Lease': r('leases', true),
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': r('customresourcedefinitions', false),
   'crownlabs.polito.it/v1alpha2/Tenant': r('tenants', false),
   'crownlabs.polito.it/v1alpha1/Workspace': r('workspaces', false),
   'crownlabs.polito.it/v1alpha2/Template': r('templates', true),

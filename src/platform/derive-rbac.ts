@@ -9,8 +9,8 @@
  * - parent kinds of the resource sets (Workspace, Tenant, Instance): `patch` of their metadata
  *   (labels, finalizer, frozen Template) and of `<plural>/status`, and `update` of
  *   `<plural>/finalizers` (owner references with blockOwnerDeletion need it);
- * - access a reconciler declares next to its requests (`*_API_ACCESS`: snapshots always, each
- *   instance automation of `platformInstanceAutomation`);
+ * - access a reconciler declares next to its requests (`*_API_ACCESS`: snapshots and the CRDs'
+ *   API level always, each instance automation of `platformInstanceAutomation`);
  * - Events: `create`; leader election: a Role on its Lease; TokenReviews and SubjectAccessReviews
  *   `create` for its authenticated /metrics;
  * - RBAC the composition renders: the API server lets us grant only what we hold, so the rules
@@ -27,6 +27,7 @@ import { Caches } from '../controller/caches.ts';
 import { KubeClient } from '../kube/client.ts';
 import { AUTOMATION_API_ACCESS } from '../controller/instance-automation.ts';
 import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
+import { API_LEVEL_API_ACCESS } from '../controller/api-level-watch.ts';
 import { METRICS_AUTH_API_ACCESS } from '../controller/metrics-auth.ts';
 import { KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
@@ -135,7 +136,7 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
     rules.add(groupOf(apiVersion), `${plural}/status`, ['patch']);
     rules.add(groupOf(apiVersion), `${plural}/finalizers`, ['update']);
   }
-  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS];
+  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS, ...API_LEVEL_API_ACCESS];
   for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
   for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);
