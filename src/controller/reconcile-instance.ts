@@ -16,7 +16,8 @@ import { enrolmentProblem } from '../model/enrolment.ts';
 import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
-import { aggregatePhase, deploymentPhase, virtualMachineInstancePhase, virtualMachinePhase } from '../model/phase.ts';
+import { aggregatePhase, deploymentPhase, environmentIp, virtualMachineInstancePhase, virtualMachinePhase, type PodState, type ServiceState } from '../model/phase.ts';
+import type { ApiAccess } from '../kube/resources.ts';
 import { applySet } from './apply-set.ts';
 import { writeInstanceStatus } from './status-writes.ts';
 import { instanceStatusFacts, type InstanceStatusFacts } from '../model/status-shape.ts';
@@ -133,7 +134,8 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // The children as the apply left them: the server's answers (a Deployment created a moment ago
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.
-  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child)));
+  const afterApply: ChildLookup = (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child);
+  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, afterApply, await headlessServicePods(ctx, namespace, plan, afterApply)));
   return {};
 }
 
@@ -157,7 +159,8 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
     return reconcileInstance(ctx, namespace, name);
   }
   if (!plan) return reconcileInstance(ctx, namespace, name);
-  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child)));
+  const cached: ChildLookup = (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child);
+  await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, cached, await headlessServicePods(ctx, namespace, plan, cached)));
   return {};
 }
 
@@ -169,6 +172,27 @@ function ownMetadataWritten(instance: Instance, template: Template, level: ApiLe
 
 type ChildLookup = (apiVersion: string, kind: string, name: string) => Record<string, unknown> | undefined;
 
+/** Listing the Pods a headless Service selects: its environment's IP (docs/behaviour.md §16.2). */
+export const HEADLESS_IP_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: 'v1', kind: 'Pod', verbs: ['list'] }];
+
+/**
+ * The Pods each environment's headless Service selects, by environment (child) name. A Service
+ * with a cluster IP needs none, so only e62be9e's headless Services cost a request; Pods are not
+ * watched, as the Deployment or VMI a Pod's readiness moves brings the reconcile that reads them.
+ */
+async function headlessServicePods(ctx: ControllerContext, namespace: string, plan: InstancePlan, childOf: ChildLookup): Promise<Map<string, PodState[]>> {
+  const out = new Map<string, PodState[]>();
+  for (const env of plan.environments) {
+    const spec = (childOf('v1', 'Service', env.name)?.spec ?? {}) as { clusterIP?: string; selector?: Record<string, string> };
+    const selector = Object.entries(spec.selector ?? {});
+    if (spec.clusterIP !== 'None' || selector.length === 0) continue;
+    const labelSelector = selector.map(([k, v]) => `${k}=${v}`).join(',');
+    const list = await ctx.client.request<{ items: PodState[] }>('GET', ctx.client.path('v1', 'Pod', namespace), { query: { labelSelector } });
+    out.set(env.name, list.items);
+  }
+  return out;
+}
+
 /** The MAC address the live VM `name` keeps, or its VMI reports (docs/behaviour.md §16.3). */
 function liveMacAddress(ctx: ControllerContext, namespace: string, name: string): string | undefined {
   return observedMacAddress(cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachine', namespace, name), cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachineInstance', namespace, name));
@@ -179,7 +203,7 @@ function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, n
 }
 
 /** The status an Instance's plan and children give (docs/behaviour.md §7.2 steps 6–7). */
-function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup): InstanceStatusFacts {
+function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup, pods: ReadonlyMap<string, PodState[]>): InstanceStatusFacts {
   const environments = plan.environments.map((env) => {
     const get = (apiVersion: string, kind: string) => childOf(apiVersion, kind, env.name) as never;
     let phase: InstancePhase;
@@ -187,8 +211,7 @@ function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: Instan
       const vmi = get('kubevirt.io/v1', 'VirtualMachineInstance');
       phase = env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
     } else phase = deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
-    const service = childOf('v1', 'Service', env.name);
-    const ip = ((service?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '').replace(/^None$/, '');
+    const ip = environmentIp(childOf('v1', 'Service', env.name) as ServiceState | undefined, pods.get(env.name) ?? []);
     // Children are named per environment (env.name); the status entry by the Template's environment name.
     return { name: env.env.name, phase, ...(ip ? { ip } : {}) };
   });
