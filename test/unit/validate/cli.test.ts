@@ -31,6 +31,15 @@ describe('crownlabs validate', () => {
     expect(r.stdout).toMatch(/^\d+ objects in 12 resource sets valid at API level 2e8aeb9\n$/);
   });
 
+  it('the e62be9e twin of the example lab renders only valid objects at that level, and is refused at 2e8aeb9', () => {
+    const twin = join(ROOT, 'examples', 'lab-e62be9e');
+    const r = crownlabs(['validate', '-f', twin, '--config', CONFIG, '--api-level', 'e62be9e']);
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+ objects in 12 resource sets valid at API level e62be9e\n$/);
+    expect(crownlabs(['validate', '-f', twin, '--config', CONFIG]).code).toBe(1);
+  });
+
   it('bad input: the same problems as synth, exit 1', () => {
     const bad = join(ROOT, 'test', 'fixtures', 'bad');
     const v = crownlabs(['validate', '-f', bad]);
