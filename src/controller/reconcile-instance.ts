@@ -172,8 +172,14 @@ function ownMetadataWritten(instance: Instance, template: Template, level: ApiLe
 
 type ChildLookup = (apiVersion: string, kind: string, name: string) => Record<string, unknown> | undefined;
 
-/** Listing the Pods a headless Service selects: its environment's IP (docs/behaviour.md §16.2). */
-export const HEADLESS_IP_API_ACCESS: readonly ApiAccess[] = [{ apiVersion: 'v1', kind: 'Pod', verbs: ['list'] }];
+/**
+ * Listing the Pods a headless Service selects: its environment's IP (docs/behaviour.md §16.3). Only
+ * e62be9e renders headless Services (src/model/level-rendering.ts), so only its install grants it.
+ */
+export const HEADLESS_IP_API_ACCESS: Readonly<Record<ApiLevel, readonly ApiAccess[]>> = {
+  '2e8aeb9': [],
+  e62be9e: [{ apiVersion: 'v1', kind: 'Pod', verbs: ['list'] }],
+};
 
 /**
  * The Pods each environment's headless Service selects, by environment (child) name. A Service

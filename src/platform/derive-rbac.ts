@@ -137,7 +137,7 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
     rules.add(groupOf(apiVersion), `${plural}/status`, ['patch']);
     rules.add(groupOf(apiVersion), `${plural}/finalizers`, ['update']);
   }
-  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS, ...API_LEVEL_API_ACCESS, ...HEADLESS_IP_API_ACCESS];
+  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS, ...API_LEVEL_API_ACCESS, ...HEADLESS_IP_API_ACCESS[config.apiLevel]];
   for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
   for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);

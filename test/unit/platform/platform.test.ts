@@ -84,6 +84,11 @@ describe('issue 8: the controller role is derived from what it renders and reads
     expect(grants(deriveControllerRbac(config({ authMode: 'per-instance' }), ['l']).clusterRules).get('/configmaps')).toEqual(new Set(['list', 'watch', 'create', 'patch', 'delete']));
   });
 
+  it('Pods are listed (the IP behind a headless Service) only by the install of the level that renders headless Services', () => {
+    expect(g.get('/pods')?.has('list') ?? false).toBe(false);
+    expect(grants(deriveControllerRbac(config({ apiLevel: 'e62be9e' }), ['l']).clusterRules).get('/pods')?.has('list')).toBe(true);
+  });
+
   it('the Lease: create, and get/update of the shards\' Leases by name', () => {
     expect(rbac.leaseRules).toEqual([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
