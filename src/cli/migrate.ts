@@ -10,7 +10,7 @@
 import { basename, join, relative } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { crownlabsCrdsDir, LEVEL_MARKS, type ApiLevel } from '../inputs/api-level.ts';
+import { crdsLevelProblem, crownlabsCrdsDir, LEVEL_MARKS, levelOfCrds, type ApiLevel, type CrdLike } from '../inputs/api-level.ts';
 import { STDIN_PATH } from '../inputs/input-file.ts';
 import { checkObject, expandInputPaths, readInputs, type Source, type SourcedObject } from '../inputs/parse.ts';
 import { formatProblem, type Problem } from '../inputs/problems.ts';
@@ -192,29 +192,21 @@ async function readCluster(client: KubeClient, namespace: string | undefined): P
 }
 
 /**
- * The level of the CrownLabs CRDs the cluster serves, told by the fields of LEVEL_MARKS; an error
- * when they disagree (a half-upgraded install) or cannot be read.
+ * The level of the CrownLabs CRDs the cluster serves, as the controller tells it (`levelOfCrds`); an
+ * error when they disagree (a half-upgraded install), are missing or cannot be read.
  */
 async function installedLevel(client: KubeClient): Promise<ApiLevel> {
-  const seen = new Map<string, ApiLevel>();
-  for (const mark of LEVEL_MARKS) {
-    let crd: { spec?: { versions?: { storage?: boolean; schema?: { openAPIV3Schema?: unknown } }[] } };
+  const crds: CrdLike[] = [];
+  for (const { crd: name } of LEVEL_MARKS) {
     try {
-      crd = await client.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${mark.crd}`);
+      crds.push(await client.request<CrdLike>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`));
     } catch (e) {
-      if (isNotFound(e)) throw new Error(`the cluster at ${client.server} has no CRD ${mark.crd}`);
-      throw new Error(`cannot read the CRD ${mark.crd} at ${client.server}: ${firstLine((e as Error).message)}`);
+      if (!isNotFound(e)) throw new Error(`cannot read the CRD ${name} at ${client.server}: ${firstLine((e as Error).message)}`);
     }
-    const version = crd.spec?.versions?.find((v) => v.storage) ?? crd.spec?.versions?.[0];
-    let node = version?.schema?.openAPIV3Schema as { properties?: Record<string, unknown> } | undefined;
-    for (const p of mark.path) node = node?.properties?.[p] as typeof node;
-    seen.set(mark.crd, node ? mark.present : mark.absent);
   }
-  const levels = new Set(seen.values());
-  if (levels.size > 1) {
-    throw new Error(`the CrownLabs CRDs at ${client.server} are of different levels (${[...seen].map(([c, l]) => `${c}: ${l}`).join(', ')}): install one level's CRDs (${crownlabsCrdsDir('e62be9e')})`);
-  }
-  return [...levels][0];
+  const found = levelOfCrds(crds);
+  if (found.kind === 'level') return found.level;
+  throw new Error(`${crdsLevelProblem(found)} at ${client.server}: install one level's CRDs (${crownlabsCrdsDir('e62be9e')})`);
 }
 
 /** One block per object: what moved, what was removed or added (stdout when it holds no YAML). */
