@@ -1,6 +1,7 @@
 // The amounts of an input (a Template's resources, a Tenant's or Workspace's quota) that the CRD
 // pattern lets through but that render objects the API server refuses, or a VM that cannot start.
 import { exceedsAmount, isQuantity, MAX_INT64, parseQuantity } from './quantity.ts';
+import { isVirtualMachineType, type EnvironmentType } from './types.ts';
 
 /** One refused amount: where (a JSON pointer), its value and why. */
 export interface AmountProblem {
@@ -58,7 +59,7 @@ export function amountProblems(kind: string, value: Record<string, unknown>): Am
     spec.environmentList.forEach((env, i) => {
       if (!isMap(env) || !isMap(env.resources)) return;
       const at = `/spec/environmentList/${i}/resources`;
-      const vm = env.environmentType === 'VirtualMachine' || env.environmentType === 'CloudVM' || env.environmentType === 'LocalVM';
+      const vm = isVirtualMachineType(env.environmentType as EnvironmentType);
       for (const [k, v] of Object.entries(env.resources)) {
         if (k === 'memory') check(`${at}/${k}`, v, 'bytes', vm);
         else if (k === 'disk') check(`${at}/${k}`, v, 'bytes');

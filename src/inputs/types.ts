@@ -155,6 +155,11 @@ export interface Workspace extends KubeObject {
 // --- Template (crownlabs.polito.it/v1alpha2, namespaced) ---
 /** `LocalVM`: e62be9e only. */
 export type EnvironmentType = 'VirtualMachine' | 'Container' | 'CloudVM' | 'Standalone' | 'LocalVM';
+
+/** VirtualMachine, CloudVM and LocalVM environments are KubeVirt VMs. */
+export function isVirtualMachineType(type: EnvironmentType): boolean {
+  return type === 'VirtualMachine' || type === 'CloudVM' || type === 'LocalVM';
+}
 export type EnvironmentMode = 'Standard' | 'Exam' | 'Exercise';
 
 export interface EnvironmentResources {

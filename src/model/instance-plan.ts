@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { InventoryLookups } from '../inputs/inventory.ts';
 import type { Problem } from '../inputs/problems.ts';
 import { publicKeyLine } from './ssh-public-key.ts';
-import { objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type EnvironmentMode, type Instance, type Template, type Tenant } from '../inputs/types.ts';
+import { isVirtualMachineType, objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_REF, type Environment, type EnvironmentMode, type Instance, type Template, type Tenant } from '../inputs/types.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { statusCheckUrl } from './customization-urls.ts';
@@ -307,10 +307,6 @@ export function planInstance(
   };
 }
 
-/** VirtualMachine, CloudVM and LocalVM environments are KubeVirt VMs. */
-export function isVirtualMachineType(type: Environment['environmentType']): boolean {
-  return type === 'VirtualMachine' || type === 'CloudVM' || type === 'LocalVM';
-}
 
 function persistentVmParts(rendering: LevelRendering, env: Environment, namespace: string, name: string, observed: PlanObservations): Pick<EnvironmentPlan, 'rootDisk' | 'macAddress'> {
   const volumeMode = rendering.rootDiskVolumeMode(env.environmentType);
