@@ -159,6 +159,7 @@ export interface RunningController {
   requests: RequestRecord[];
   /** Keys reconciled, in order. */
   reconciled: string[];
+  /** Every request that writes, but the leader Lease's renewals: those tick on a timer, whatever the lab does. */
   writes(): RequestRecord[];
 }
 
@@ -177,7 +178,8 @@ export async function runController(config: ComposerConfig, options: Partial<Con
     onReconcile: (key) => reconciled.push(key),
     ...options,
   });
-  return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET') };
+  const leaseRenewal = (r: RequestRecord) => r.path.startsWith('/apis/coordination.k8s.io/');
+  return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET' && !leaseRenewal(r)) };
 }
 
 /**
