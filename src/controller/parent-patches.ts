@@ -75,6 +75,16 @@ export function candidateEnrolmentPatch(
   return { metadata: { resourceVersion: tenant.metadata.resourceVersion }, spec: { workspaces } };
 }
 
+/**
+ * A deleted Workspace's entry removed from a Tenant enrolled in it (docs/behaviour.md §4.5): the
+ * whole list written, guarded by the resourceVersion read; undefined when the Tenant has no entry.
+ */
+export function workspaceRemovalPatch(tenant: Pick<Tenant, 'spec'> & { metadata: { resourceVersion?: string } }, workspace: string): MetadataPatch | undefined {
+  const entries = tenant.spec?.workspaces ?? [];
+  if (!entries.some((e) => e.name === workspace)) return undefined;
+  return { metadata: { resourceVersion: tenant.metadata.resourceVersion }, spec: { workspaces: entries.filter((e) => e.name !== workspace) } };
+}
+
 /** The tenant-operator finalizer added or removed (docs/behaviour.md §0.7), guarded by the resourceVersion read. */
 export function finalizerPatch(obj: { metadata: { finalizers?: string[]; resourceVersion?: string } }, present: boolean): MetadataPatch | undefined {
   const current = obj.metadata.finalizers ?? [];

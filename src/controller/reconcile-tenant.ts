@@ -10,8 +10,8 @@ import type { Instance, Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { formatKeycloakErrors, wantedWorkspaceRoles } from '../integrations/keycloak/index.ts';
 import { COMPOSER, parentKey, type ParentRef } from '../model/labels.ts';
-import { myDrivePvcName, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
-import { matchesTargetLabel, splitWorkspaces, tenantQuota } from '../model/tenant-plan.ts';
+import { myDrivePvcName, PERSONAL_WORKSPACE_BINDING, sandboxNamespaceName, tenantNamespaceName } from '../model/naming.ts';
+import { matchesTargetLabel, PERSONAL_WORKSPACE_FAILING, personalWorkspaceState, splitWorkspaces, tenantQuota } from '../model/tenant-plan.ts';
 import { tenantLabelPatch } from './parent-patches.ts';
 import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
 import { applySet, objectId } from './apply-set.ts';
@@ -99,16 +99,17 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   const quota = objects.some((o) => objectId(o) === quotaId) && !applied(quotaId) ? undefined : tenantQuota(tenant, existing.map((e) => e.workspace), ctx.config);
   const personalLive = namespaceLive(`Namespace/${personalNs}`);
   const sandboxLive = namespaceLive(`Namespace/${sandboxNs}`);
+  // e62be9e only: at 2e8aeb9 no Tenant has a personal workspace.
+  const personal = personalWorkspaceState(tenant, personalLive, applied(`RoleBinding/${personalNs}/${PERSONAL_WORKSPACE_BINDING}`));
   await writeTenantStatus(ctx, live, {
     personalNamespace: personalLive ? { name: personalNs, created: true } : { name: '', created: false },
     sandboxNamespace: tenant.spec.createSandbox || sandboxLive ? { name: sandboxNs, created: sandboxLive } : { name: '', created: false },
-    failingWorkspaces: failing,
+    failingWorkspaces: personal.failing ? [...failing, PERSONAL_WORKSPACE_FAILING] : failing,
     subscriptions: { keycloak },
     ready: errors.length === 0,
     ...(quota ? { quota } : {}),
     keycloak: keycloakUser,
-    // Nothing is rendered for spec.personalWorkspace here (docs/behaviour.md §16.2).
-    personalWorkspaceCreated: false,
+    personalWorkspaceCreated: personal.created,
   });
 
   const labelPatch = tenantLabelPatch(tenant, live.metadata.labels, inv.workspaces, ctx.config);

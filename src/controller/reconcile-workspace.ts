@@ -10,7 +10,7 @@ import { workspaceNamespaceName } from '../model/naming.ts';
 import { matchesTargetLabel } from '../model/tenant-plan.ts';
 import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
 import { applySet, writeStatus } from './apply-set.ts';
-import { candidateEnrolmentPatch, workspaceAutoEnrollPatch, type MetadataPatch } from './parent-patches.ts';
+import { candidateEnrolmentPatch, workspaceAutoEnrollPatch, workspaceRemovalPatch, type MetadataPatch } from './parent-patches.ts';
 import type { Caches } from './caches.ts';
 import { TENANT_FINALIZER, type ControllerContext, type ReconcileResult } from './context.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -91,10 +91,11 @@ async function deleteWorkspace(ctx: ControllerContext, name: string): Promise<Re
     if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
   }
   for (const t of ctx.caches.tenants.byIndex('workspace', name)) {
-    const spec = t.spec as Tenant['spec'];
+    const body = workspaceRemovalPatch(t as unknown as Tenant, name);
+    if (!body) continue;
     try {
       await ctx.client.request('PATCH', ctx.client.path(t.apiVersion, 'Tenant', undefined, t.metadata.name), {
-        body: { metadata: { resourceVersion: t.metadata.resourceVersion }, spec: { workspaces: (spec.workspaces ?? []).filter((w) => w.name !== name) } },
+        body,
         contentType: 'application/merge-patch+json',
       });
     } catch (e) {

@@ -25,6 +25,19 @@ export function enrolledWorkspaces<E extends { role: WorkspaceRole }>(existing: 
   return existing.filter((e) => e.role !== 'candidate');
 }
 
+/** The failing-workspace entry of a personal workspace whose RoleBinding could not be put in place (e62be9e). */
+export const PERSONAL_WORKSPACE_FAILING = 'personal-workspace';
+
+/**
+ * e62be9e: the personal workspace's status (docs/behaviour.md §16.4). Created once its RoleBinding
+ * is live; failing when the Tenant has one and the personal namespace is live but the binding is
+ * not; neither without the namespace (keep-alive dropped it) or without a personal workspace.
+ */
+export function personalWorkspaceState(tenant: Pick<Tenant, 'spec'>, namespaceLive: boolean, bindingLive: boolean): { created: boolean; failing: boolean } {
+  if (!tenant.spec.personalWorkspace || !namespaceLive) return { created: false, failing: false };
+  return { created: bindingLive, failing: !bindingLive };
+}
+
 /** Labels of a tenant's personal namespace (docs/behaviour.md §5.4 row 1). */
 export function tenantNamespaceLabels(tenant: Tenant, config: ComposerConfig): Record<string, string> {
   return {

@@ -72,9 +72,12 @@ export function denied(uid: string, message: string): AdmissionResponse {
   return { uid, allowed: false, status: { code: 403, reason: 'Forbidden', message } };
 }
 
-/** An error answer (e.g. 400 when the request cannot be judged): relayed with that code. */
-export function errored(uid: string, code: number, message: string): AdmissionResponse {
-  return { uid, allowed: false, status: { code, message } };
+/**
+ * An error answer (e.g. 400 when the request cannot be judged): relayed with that code, and the
+ * reason when given (a Kubernetes status reason, e.g. `InternalError`, as upstream's API errors carry).
+ */
+export function errored(uid: string, code: number, message: string, reason?: string): AdmissionResponse {
+  return { uid, allowed: false, status: { code, ...(reason ? { reason } : {}), message } };
 }
 
 /** Wraps a response into the AdmissionReview the API server expects back. */

@@ -49,7 +49,7 @@ export async function validateSelfEditE6(uid: string, tenant: Tenant, old: Tenan
       if (!deps.getWorkspace) throw new Error('no Workspace lookup');
       ws = await deps.getWorkspace(name);
     } catch (e) {
-      return errored(uid, 500, `failed to check workspace changes: failed to fetch workspace ${name}: ${(e as Error).message}`);
+      return errored(uid, 500, `failed to check workspace changes: failed to fetch workspace ${name}: ${(e as Error).message}`, 'InternalError');
     }
     const role = selfEnrolRole(ws);
     if (!role) return denied(uid, E6_DENY_SELF_WORKSPACES);
@@ -91,7 +91,7 @@ export async function validateBypassE6(uid: string, tenant: Tenant, old: Tenant,
     if (!deps.listInstances) throw new Error('no Instance lookup');
     instances = await deps.listInstances(ns);
   } catch (e) {
-    return errored(uid, 500, (e as Error).message);
+    return errored(uid, 500, (e as Error).message, 'InternalError');
   }
   if (instances.some((i) => i.spec?.[TEMPLATE_REF]?.namespace === ns)) return { uid, allowed: false, status: { code: 409, reason: 'Conflict', message: E6_PERSONAL_WORKSPACE_IN_USE } };
   return allowed(uid);

@@ -55,9 +55,11 @@ export async function validateTenant(
   try {
     requester = await deps.getTenant(username);
   } catch (e) {
-    // e62be9e answers with the API server's own code (404 for a missing Tenant) when there is one.
-    const code = (e as { code?: unknown }).code;
-    return errored(uid, e6 && typeof code === 'number' && code >= 400 && code < 600 ? code : 400, `${COULD_NOT_FETCH_TENANT}: ${(e as Error).message}`);
+    // e62be9e answers with the API server's own code and reason (404 NotFound for a missing Tenant) when there is one.
+    const { code, body } = e as { code?: unknown; body?: { reason?: unknown } };
+    const apiStatus = e6 && typeof code === 'number' && code >= 400 && code < 600;
+    const reason = apiStatus && typeof body?.reason === 'string' ? body.reason : undefined;
+    return errored(uid, apiStatus ? code : 400, `${COULD_NOT_FETCH_TENANT}: ${(e as Error).message}`, reason);
   }
   const isCreate = request.operation === 'CREATE';
   return e6 ? validateManagerEditE6(uid, tenant, old, requester, isCreate) : validateManagerEdit(uid, tenant, old, requester, isCreate);
