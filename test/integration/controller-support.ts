@@ -159,7 +159,7 @@ export interface RunningController {
   requests: RequestRecord[];
   /** Keys reconciled, in order. */
   reconciled: string[];
-  /** Every request that writes, but the leader Lease's renewals: those tick on a timer, whatever the lab does. */
+  /** Every request that writes, but those to the leader Lease: its renewals tick on a timer, whatever the lab does. */
   writes(): RequestRecord[];
 }
 
@@ -178,8 +178,8 @@ export async function runController(config: ComposerConfig, options: Partial<Con
     onReconcile: (key) => reconciled.push(key),
     ...options,
   });
-  const leaseRenewal = (r: RequestRecord) => r.path.startsWith('/apis/coordination.k8s.io/');
-  return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET' && !leaseRenewal(r)) };
+  const leaderLease = (r: RequestRecord) => r.path.startsWith('/apis/coordination.k8s.io/');
+  return { handle, requests, reconciled, writes: () => requests.filter((r) => r.method !== 'GET' && !leaderLease(r)) };
 }
 
 /**
