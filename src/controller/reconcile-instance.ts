@@ -13,14 +13,25 @@ import type { ApiLevel } from '../inputs/api-level.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import { enrolmentProblem } from '../model/enrolment.ts';
-import { FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
+import { effectiveEnvironments, FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { parentKey, type ParentRef } from '../model/labels.ts';
 import { goDuration } from '../model/duration.ts';
-import { aggregatePhase, deploymentPhase, environmentIp, virtualMachineInstancePhase, virtualMachinePhase, type PodState, type ServiceState } from '../model/phase.ts';
+import {
+  deploymentPhase,
+  environmentIp,
+  instancePlacement,
+  PHASE_RULES,
+  podPlacement,
+  virtualMachineInstancePhase,
+  vmiPlacement,
+  type Placement,
+  type PodState,
+  type ServiceState,
+} from '../model/phase.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { applySet } from './apply-set.ts';
 import { writeInstanceStatus } from './status-writes.ts';
-import { instanceStatusFacts, type InstanceStatusFacts } from '../model/status-shape.ts';
+import type { InstanceStatusFacts } from '../model/status-shape.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import { newerResourceVersion, type CachedObject } from '../kube/informer.ts';
@@ -64,7 +75,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
       ? ['TemplateNotFound', `Template ${tref.namespace}/${tref.name} not found`]
       : ['TenantNotFound', `Tenant ${instance.spec[TENANT_REF].name} not found`];
     await ctx.events.record(live, 'Warning', reason, message);
-    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, failedStatus(instance, undefined));
     throw new Error(message);
   }
   // docs/behaviour.md §7.2 step 4: before anything is written on the Instance (the frozen Template
@@ -73,7 +84,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const notEnrolled = enrolmentProblem(tenant, template);
   if (notEnrolled) {
     await ctx.events.record(live, 'Warning', 'TenantNotEnrolled', notEnrolled);
-    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, failedStatus(instance, undefined));
     throw new Error(`Instance ${namespace}/${name}: ${notEnrolled}`);
   }
 
@@ -110,14 +121,14 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   if (!unit) {
     const message = composition.problems.map((p) => p.message).join('; ') || 'nothing to render';
     await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message);
-    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, failedStatus(instance, template));
     throw new Error(`Instance ${key}: ${message}`);
   }
   const outcome = await applySet(ctx, parent, live, renderUnit(unit));
   if (outcome.errors.length) {
     const message = outcome.errors.map((e) => `${e.object}: ${e.error.message}`).join('; ');
     await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message.slice(0, 1000));
-    await writeInstanceStatus(ctx, live, { phase: 'CreationLoopBackoff' });
+    await writeInstanceStatus(ctx, live, failedStatus(instance, template));
     throw new Error(`Instance ${key}: ${message}`);
   }
   // The plan the set was built from (compose derived it: not derived a second time).
@@ -208,27 +219,41 @@ function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, n
   return ctx.caches.child(apiVersion, kind)?.get(namespace, name);
 }
 
-/** The status an Instance's plan and children give (docs/behaviour.md §7.2 steps 6–7). */
+/**
+ * The status of a failed reconcile: every environment `CreationLoopBackoff`. Once the environments
+ * are being enforced (`template` given) they are named from it, as upstream names the entries
+ * before enforcing them; before, the entries held. The level says what the Instance's phase is
+ * then (src/model/status-shape.ts).
+ */
+function failedStatus(instance: Instance, template: Template | undefined): InstanceStatusFacts {
+  const envs = template ? effectiveEnvironments(instance, template) : [];
+  return envs.length ? { environments: envs.map((e) => ({ name: e.name, phase: 'CreationLoopBackoff' })) } : { phase: 'CreationLoopBackoff' };
+}
+
+/** The status an Instance's plan and children give (docs/behaviour.md §7.2 steps 6–7, §16.2). */
 function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: InstancePlan, childOf: ChildLookup, pods: ReadonlyMap<string, PodState[]>): InstanceStatusFacts {
+  const rules = PHASE_RULES[ctx.caches.inventory.level];
+  const placements: (Placement | undefined)[] = [];
   const environments = plan.environments.map((env) => {
     const get = (apiVersion: string, kind: string) => childOf(apiVersion, kind, env.name) as never;
+    const service = childOf('v1', 'Service', env.name) as ServiceState | undefined;
     let phase: InstancePhase;
     if (env.isVM) {
       const vmi = get('kubevirt.io/v1', 'VirtualMachineInstance');
-      phase = env.persistent ? virtualMachinePhase(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
-    } else phase = deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
-    const ip = environmentIp(childOf('v1', 'Service', env.name) as ServiceState | undefined, pods.get(env.name) ?? []);
+      phase = env.persistent ? rules.virtualMachine(get('kubevirt.io/v1', 'VirtualMachine'), vmi) : virtualMachineInstancePhase(vmi, plan.running);
+      placements.push(vmiPlacement(vmi));
+    } else {
+      phase = deploymentPhase(get('apps/v1', 'Deployment'), plan.running, env.persistent);
+      placements.push(podPlacement(service, pods.get(env.name) ?? []));
+    }
+    const ip = environmentIp(service, pods.get(env.name) ?? []);
     // Children are named per environment (env.name); the status entry by the Template's environment name.
-    return { name: env.env.name, phase, ...(ip ? { ip } : {}) };
+    return { name: env.env.name, phase, ip: ip || undefined, expositionAccepted: !!env.url };
   });
-  const phase = aggregatePhase(environments.map((e) => e.phase));
   // Empty fields are left out, and removed when they become empty (see `statusPatch`).
-  const status: InstanceStatusFacts = { phase: phase || undefined, url: plan.url || undefined, ip: environments[0]?.ip || undefined };
+  const status: InstanceStatusFacts = { url: plan.url || undefined, environments, ...instancePlacement(plan.running, placements) };
   // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
-  if (phase === 'Ready' && !instanceStatusFacts(live.status).initialReadyTime && live.metadata.creationTimestamp) {
-    status.initialReadyTime = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
-  }
-  status.environments = environments;
+  if (live.metadata.creationTimestamp) status.age = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
   return status;
 }
 

@@ -12,8 +12,12 @@ import {
   aggregatePhase,
   deploymentPhase,
   environmentIp,
+  instancePlacement,
+  PHASE_RULES,
+  podPlacement,
   virtualMachineInstancePhase,
   virtualMachinePhase,
+  vmiPlacement,
   type DeploymentState,
   type PodState,
   type ServiceState,
@@ -194,6 +198,116 @@ describe('upstream Instance controller: the Instance phase when every environmen
   it.each(rows)('%s', (_case, phase) => {
     expect(aggregatePhase([phase, phase])).toBe(phase);
     expect(aggregatePhase([phase])).toBe(phase);
+  });
+});
+
+describe('e62be9e: upstream "Status Inspection" / RetrievePhaseFromVM, and the printableStatus e62be9e added', () => {
+  // The same Entries as at 2e8aeb9 give the same phases through e62be9e's rules.
+  const rows: [upstreamEntry: string, vm: VirtualMachineState, vmi: VirtualMachineInstanceState | undefined, expected: InstancePhase][] = [
+    ['When the VM is starting', vmIn('Starting'), vmiIn('Pending'), 'Starting'],
+    ['When the VM has exceeded resource quota', vmIn('Starting'), quotaExceededVmi, 'ResourceQuotaExceeded'],
+    ['When the VM is provisioning', vmIn('Provisioning'), undefined, 'Importing'],
+    ['When the VM is stopping', vmIn('Stopping'), undefined, 'Stopping'],
+    ['When the VM is terminating', vmIn('Terminating'), undefined, 'Stopping'],
+    ['When the VM is off', vmIn('Stopped'), undefined, 'Off'],
+    ['When the VM is running', vmIn('Running'), undefined, 'Running'],
+    ['When the VM is ready', readyVm, undefined, 'Ready'],
+    ['When the VM status is unknown', vmIn('Unknown'), undefined, ''],
+    // Not an upstream Entry: e62be9e's RetrievePhaseFromVM maps VirtualMachineStatusWaitingForVolumeBinding
+    // with Provisioning (a DataVolume not yet bound); 2e8aeb9 leaves it unset.
+    ['a VM waiting for its volume binding', vmIn('WaitingForVolumeBinding'), undefined, 'Importing'],
+  ];
+  it.each(rows)('%s', (_entry, vm, vmi, expected) => {
+    expect(PHASE_RULES.e62be9e.virtualMachine(vm, vmi)).toBe(expected);
+  });
+  it('2e8aeb9 leaves WaitingForVolumeBinding unset', () => {
+    expect(PHASE_RULES['2e8aeb9'].virtualMachine(vmIn('WaitingForVolumeBinding'), undefined)).toBe('');
+  });
+});
+
+describe('e62be9e: upstream Instance controller, the Instance phase when every environment has the same phase', () => {
+  // The same Its as above (Templates with several environments of one kind), through calculateInstancePhase's rules.
+  const rows: [upstreamCase: string, phase: InstancePhase][] = [
+    ['stopped environments → Off', 'Off'],
+    ['starting environments → Starting', 'Starting'],
+    ['environments without a phase → unset', ''],
+    ['running environments → Running', 'Running'],
+  ];
+  it.each(rows)('%s', (_case, phase) => {
+    expect(PHASE_RULES.e62be9e.instance([phase, phase])).toBe(phase);
+    expect(PHASE_RULES.e62be9e.instance([phase])).toBe(phase);
+  });
+});
+
+describe('the Instance phase of mixed environments, per level (upstream has no test of these; e62be9e\'s rows follow calculateInstancePhase)', () => {
+  const rows: [phases: InstancePhase[], at2e8aeb9: InstancePhase, atE62be9e: InstancePhase][] = [
+    [[], '', ''],
+    [['Ready', 'Ready'], 'Ready', 'Ready'],
+    // 2e8aeb9: the least advanced wins; e62be9e: one Ready or Running one makes the Instance Running
+    [['Ready', 'Starting'], 'Starting', 'Running'],
+    [['Running', 'Importing'], 'Importing', 'Running'],
+    [['Off', 'Ready'], 'Ready', 'Running'],
+    [['', 'Ready'], '', 'Running'],
+    // e62be9e: Importing counts as Starting, CreationLoopBackoff as Failed
+    [['Importing'], 'Importing', 'Starting'],
+    [['Importing', 'Starting'], 'Importing', 'Starting'],
+    [['CreationLoopBackoff'], 'CreationLoopBackoff', 'Failed'],
+    [['CreationLoopBackoff', 'Ready'], 'CreationLoopBackoff', 'Failed'],
+    // Failed over quota, quota over everything else
+    [['ResourceQuotaExceeded', 'Failed'], 'Failed', 'Failed'],
+    [['ResourceQuotaExceeded', 'Ready'], 'ResourceQuotaExceeded', 'ResourceQuotaExceeded'],
+    [['ResourceQuotaExceeded', 'CreationLoopBackoff'], 'CreationLoopBackoff', 'Failed'],
+    // Starting over Stopping, Stopping over Off
+    [['Stopping', 'Starting'], 'Stopping', 'Starting'],
+    [['Stopping', 'Off'], 'Stopping', 'Stopping'],
+    // an unset environment keeps the Instance from Off at e62be9e
+    [['Off', ''], '', ''],
+    [['Off', 'Off'], 'Off', 'Off'],
+  ];
+  it.each(rows)('%j → 2e8aeb9 %j, e62be9e %j', (phases, at2e8aeb9, atE62be9e) => {
+    expect(PHASE_RULES['2e8aeb9'].instance(phases)).toBe(at2e8aeb9);
+    expect(PHASE_RULES.e62be9e.instance(phases)).toBe(atE62be9e);
+  });
+});
+
+describe('e62be9e: upstream Instance controller "Put pod schedule status into instance" and "Node selector field handling"', () => {
+  const selector = { 'crownlabs.polito.it/instance': 'pod-stat' };
+  const service: ServiceState = { spec: { clusterIP: 'None', selector } };
+  const scheduled = (nodeSelector?: Record<string, string>): PodState => ({ metadata: { labels: selector }, spec: { nodeName: 'pod-stat', ...(nodeSelector && { nodeSelector }) }, status: { phase: 'Running' } });
+  const vmiOn = (nodeSelector?: Record<string, string>): VirtualMachineInstanceState => ({ spec: { ...(nodeSelector && { nodeSelector }) }, status: { phase: 'Running', nodeName: 'pod-stat' } });
+  // PodStatusIt: the Pod's nodeSelector is {key: value, kubevirt.io/schedulable: "true"}.
+  const withKubevirtLabel = { key: 'value', 'kubevirt.io/schedulable': 'true' };
+  const rows: [upstreamCase: string, running: boolean, placement: ReturnType<typeof podPlacement>, expected: Record<string, unknown>][] = [
+    // It "Should correctly reconcile the instance": not running → both cleared
+    ['stopped: nodeName and nodeSelector removed', false, podPlacement(service, [scheduled(withKubevirtLabel)]), { nodeName: undefined, nodeSelector: undefined }],
+    // ... running with the Pod (Container) → its node, and its labels without kubevirt.io/schedulable
+    ['running Container: the Pod\'s node and labels', true, podPlacement(service, [scheduled(withKubevirtLabel)]), { nodeName: 'pod-stat', nodeSelector: { key: 'value' } }],
+    // ... the VM cases: here from the VMI, whose launcher Pod upstream reads
+    ['running VM: the VMI\'s node and labels', true, vmiPlacement(vmiOn(withKubevirtLabel)), { nodeName: 'pod-stat', nodeSelector: { key: 'value' } }],
+    // "Node selector field handling" / "Pod doesn't have kubevirt.io/schedulable label" → kept as is
+    ['labels without kubevirt.io/schedulable are kept as they are', true, podPlacement(service, [scheduled({ key: 'value' })]), { nodeName: 'pod-stat', nodeSelector: { key: 'value' } }],
+    // Not upstream cases: running, nothing placed yet → both left as they are; no labels → none
+    ['running, nothing placed: left as they are', true, podPlacement(service, []), {}],
+    ['running, no labels: nodeSelector removed', true, vmiPlacement(vmiOn()), { nodeName: 'pod-stat', nodeSelector: undefined }],
+  ];
+  it.each(rows)('%s', (_case, running, placement, expected) => {
+    expect(instancePlacement(running, [placement])).toStrictEqual(expected);
+  });
+  it('the first environment placed gives them (Template order)', () => {
+    const other = { nodeName: 'node-b' };
+    expect(instancePlacement(true, [undefined, { nodeName: 'node-a' }, other])).toStrictEqual({ nodeName: 'node-a', nodeSelector: undefined });
+  });
+  it('a VMI not yet scheduled, a Pod being deleted, finished or unscheduled places nothing', () => {
+    expect(vmiPlacement({ status: { phase: 'Scheduling' } })).toBeUndefined();
+    expect(vmiPlacement(undefined)).toBeUndefined();
+    const at = '2026-01-01T00:00:00Z';
+    for (const pod of [
+      { ...scheduled(), metadata: { labels: selector, deletionTimestamp: at } },
+      { ...scheduled(), status: { phase: 'Succeeded' } },
+      { metadata: { labels: selector }, status: { phase: 'Pending' } },
+      { ...scheduled(), metadata: { labels: { other: 'x' } } },
+    ])
+      expect(podPlacement(service, [pod])).toBeUndefined();
   });
 });
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { instanceStatusFacts, instanceWireStatus, tenantWireStatus, type InstanceStatusFacts, type TenantStatusFacts } from '../../../src/model/status-shape.ts';
 import { statusPatch } from '../../../src/controller/apply-set.ts';
+import type { InstancePhase } from '../../../src/inputs/types.ts';
 
 const computed: InstanceStatusFacts = {
   phase: 'Ready',
@@ -38,22 +39,104 @@ describe('2e8aeb9: the status as before the levels', () => {
   });
 });
 
+describe('2e8aeb9: the Instance-wide fields derived from the environments (what the reconciler sends)', () => {
+  const observed = (phases: InstancePhase[], extra: Partial<InstanceStatusFacts> = {}): InstanceStatusFacts => ({
+    url: 'https://crownlabs.test/instance/u/',
+    environments: phases.map((phase, i) => ({ name: `env${i}`, phase, ip: `10.0.0.${i + 1}`, expositionAccepted: true })),
+    age: '12s',
+    nodeName: 'node-a',
+    nodeSelector: { zone: 'a' },
+    ...extra,
+  });
+  it('the least advanced phase, the first IP, initialReadyTime once Ready; same keys and order as before', () => {
+    expect(JSON.stringify(instanceWireStatus('2e8aeb9', observed(['Ready', 'Ready']), undefined))).toBe(
+      '{"phase":"Ready","url":"https://crownlabs.test/instance/u/","ip":"10.0.0.1","initialReadyTime":"12s"}',
+    );
+    expect(JSON.stringify(instanceWireStatus('2e8aeb9', observed(['Ready', 'Starting']), undefined))).toBe('{"phase":"Starting","url":"https://crownlabs.test/instance/u/","ip":"10.0.0.1"}');
+  });
+  it('initialReadyTime is recorded once', () => {
+    expect(instanceWireStatus('2e8aeb9', observed(['Ready']), { initialReadyTime: '3s' })).not.toHaveProperty('initialReadyTime');
+  });
+  it('a stopped Instance: empty phase, IP and URL are removed (undefined)', () => {
+    const wire = instanceWireStatus('2e8aeb9', { url: undefined, environments: [{ name: 'desk', phase: '', ip: undefined }] }, { phase: 'Ready', ip: '10.0.0.1' });
+    expect(wire).toStrictEqual({ phase: undefined, url: undefined, ip: undefined });
+  });
+  it('a failure naming the environments is CreationLoopBackoff and leaves the IP alone', () => {
+    expect(instanceWireStatus('2e8aeb9', { environments: [{ name: 'desk', phase: 'CreationLoopBackoff' }] }, {})).toStrictEqual({ phase: 'CreationLoopBackoff' });
+    expect(instanceWireStatus('2e8aeb9', { phase: 'CreationLoopBackoff' }, {})).toStrictEqual({ phase: 'CreationLoopBackoff' });
+  });
+});
+
 describe('e62be9e', () => {
-  it('Instance: phase and url top-level, ip and initialReadyTime per environment, no top-level ip', () => {
-    expect(instanceWireStatus('e62be9e', computed, undefined)).toEqual({
-      phase: 'Ready',
+  const observed: InstanceStatusFacts = {
+    url: 'https://crownlabs.test/instance/u/',
+    environments: [
+      { name: 'desk', phase: 'Ready', ip: '10.0.0.7', expositionAccepted: true },
+      { name: 'db', phase: 'Starting', ip: undefined, expositionAccepted: false },
+    ],
+    age: '12s',
+    nodeName: 'node-a',
+    nodeSelector: { zone: 'a' },
+  };
+
+  it('Instance: phase, url and the node top-level; phase, ip, expositionAccepted and initialReadyTime per environment', () => {
+    expect(instanceWireStatus('e62be9e', observed, undefined)).toStrictEqual({
+      phase: 'Running',
       url: 'https://crownlabs.test/instance/u/',
       environments: [
-        { name: 'desk', phase: 'Ready', ip: '10.0.0.7', initialReadyTime: '12s' },
-        { name: 'db', phase: 'Ready', ip: '10.0.0.8', initialReadyTime: '12s' },
+        { name: 'desk', phase: 'Ready', ip: '10.0.0.7', expositionAccepted: true, initialReadyTime: '12s' },
+        { name: 'db', phase: 'Starting', expositionAccepted: false },
       ],
+      nodeName: 'node-a',
+      nodeSelector: { zone: 'a' },
     });
   });
 
-  it('an environment entry keeps what the object holds (initialReadyTime, automation) and loses an empty phase or ip', () => {
-    const current = { phase: 'Ready', environments: [{ name: 'desk', phase: 'Ready', ip: '10.0.0.7', initialReadyTime: '12s', automation: { lastCheckTime: 'a' } }] };
-    const wire = instanceWireStatus('e62be9e', { phase: 'Starting', url: undefined, ip: undefined, environments: [{ name: 'desk', phase: '' }] }, current);
-    expect(wire).toEqual({ phase: 'Starting', url: undefined, environments: [{ name: 'desk', initialReadyTime: '12s', automation: { lastCheckTime: 'a' } }] });
+  it("each environment's initialReadyTime is recorded once, the first time it is Ready", () => {
+    const current = { environments: [{ name: 'desk', phase: 'Ready', initialReadyTime: '5s' }, { name: 'db', phase: 'Starting' }] };
+    const later = { ...observed, age: '40s', environments: observed.environments!.map((e) => ({ ...e, phase: 'Ready' as const })) };
+    const wire = instanceWireStatus('e62be9e', later, current);
+    expect(wire.phase).toBe('Ready');
+    expect((wire.environments as { initialReadyTime?: string }[]).map((e) => e.initialReadyTime)).toEqual(['5s', '40s']);
+  });
+
+  it('the Instance phase follows e62be9e\'s rule over the entries', () => {
+    const phases = (...p: InstancePhase[]) => ({ environments: p.map((phase, i) => ({ name: `env${i}`, phase })) });
+    const rows: [InstancePhase[], InstancePhase | undefined][] = [
+      [['Ready', 'Ready'], 'Ready'],
+      [['Ready', 'Starting'], 'Running'],
+      [['Importing'], 'Starting'],
+      [['Off', 'Off'], 'Off'],
+      [['Stopping', 'Off'], 'Stopping'],
+      [['ResourceQuotaExceeded', 'Ready'], 'ResourceQuotaExceeded'],
+      [['CreationLoopBackoff'], 'Failed'],
+      [['', ''], undefined],
+    ];
+    for (const [p, expected] of rows) expect(instanceWireStatus('e62be9e', phases(...p), undefined).phase).toBe(expected);
+  });
+
+  it('an environment entry keeps what the object holds (automation, the default expositionAccepted) and loses an empty phase or ip', () => {
+    const current = { phase: 'Ready', environments: [{ name: 'desk', phase: 'Ready', ip: '10.0.0.7', initialReadyTime: '12s', expositionAccepted: false, automation: { lastCheckTime: 'a' } }] };
+    const wire = instanceWireStatus('e62be9e', { url: undefined, environments: [{ name: 'desk', phase: '', ip: undefined }] }, current);
+    expect(wire).toStrictEqual({ phase: undefined, url: undefined, environments: [{ name: 'desk', initialReadyTime: '12s', expositionAccepted: false, automation: { lastCheckTime: 'a' } }] });
+  });
+
+  it('a failure: every entry CreationLoopBackoff, their IPs kept, the Instance Failed; with none held and none named, nothing', () => {
+    const current = { phase: 'Ready', environments: [{ name: 'desk', phase: 'Ready', ip: '10.0.0.7' }] };
+    const failed = { name: 'desk', phase: 'CreationLoopBackoff', ip: '10.0.0.7' };
+    expect(instanceWireStatus('e62be9e', { phase: 'CreationLoopBackoff' }, current)).toStrictEqual({ phase: 'Failed', environments: [failed] });
+    expect(instanceWireStatus('e62be9e', { environments: [{ name: 'desk', phase: 'CreationLoopBackoff' }] }, current)).toStrictEqual({ phase: 'Failed', environments: [failed] });
+    expect(instanceWireStatus('e62be9e', { environments: [{ name: 'desk', phase: 'CreationLoopBackoff' }] }, {})).toStrictEqual({ phase: 'Failed', environments: [{ name: 'desk', phase: 'CreationLoopBackoff' }] });
+    expect(statusPatch(instanceWireStatus('e62be9e', { phase: 'CreationLoopBackoff' }, {}), {})).toBeUndefined();
+  });
+
+  it('nodeSelector replaces the map held (a merge patch would merge the two); nodeName and nodeSelector removed when undefined', () => {
+    const current = { nodeName: 'node-a', nodeSelector: { zone: 'a', disk: 'ssd' } };
+    const moved = instanceWireStatus('e62be9e', { nodeName: 'node-b', nodeSelector: { zone: 'b' } }, current);
+    expect(statusPatch(moved, current)).toStrictEqual({ nodeName: 'node-b', nodeSelector: { zone: 'b', disk: null } });
+    expect(statusPatch(instanceWireStatus('e62be9e', { nodeName: undefined, nodeSelector: undefined }, current), current)).toStrictEqual({ nodeName: null, nodeSelector: null });
+    // Keys not given are left as they are (running, nothing placed yet).
+    expect(instanceWireStatus('e62be9e', { url: 'u' }, current)).toStrictEqual({ url: 'u' });
   });
 
   it('an automation write merges into every environment held, keeping their other fields', () => {
@@ -85,8 +168,17 @@ describe('reading back', () => {
     expect(neu).toEqual({ ...old, environments: [{ name: 'desk', phase: 'Ready', ip: '1.2.3.4' }] });
     expect(instanceStatusFacts(undefined)).toEqual({});
   });
-  it('what e62be9e sends reads back as what was computed', () => {
-    const back = instanceStatusFacts(instanceWireStatus('e62be9e', computed, undefined));
-    expect(back).toEqual({ ...computed });
+  it('what e62be9e sends reads back as the facts the reconcilers read', () => {
+    const wire = instanceWireStatus('e62be9e', { url: 'u', environments: [{ name: 'desk', phase: 'Ready', ip: '10.0.0.7' }, { name: 'db', phase: 'Ready', ip: '10.0.0.8' }], age: '12s' }, undefined);
+    expect(instanceStatusFacts(wire)).toEqual({
+      phase: 'Ready',
+      url: 'u',
+      ip: '10.0.0.7',
+      initialReadyTime: '12s',
+      environments: [
+        { name: 'desk', phase: 'Ready', ip: '10.0.0.7' },
+        { name: 'db', phase: 'Ready', ip: '10.0.0.8' },
+      ],
+    });
   });
 });
