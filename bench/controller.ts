@@ -12,7 +12,8 @@
 // BENCH_NODE_FLAGS (extra node flags for the controller process), BENCH_HOLD_NODES=1 (kwok is
 // paused, SIGSTOP, from the first burst's start until every Instance is applied, then resumed: the
 // burst's requests hold no Ready transitions, as the Go operator's baseline in #16 was measured
-// without kwok), TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1.
+// without kwok), TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1,
+// BENCH_API_LEVEL (the CRDs installed and the lab's shape; the controller follows the CRDs).
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -23,6 +24,8 @@ import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
 import { givenHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
+import { DEFAULT_API_LEVEL } from '../src/inputs/api-level.ts';
+import { benchApiLevel } from './level.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
@@ -33,6 +36,7 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
 const FIRST = Number(process.env.BENCH_FIRST ?? 1000);
 const HOLD_NODES = process.env.BENCH_HOLD_NODES === '1';
+const LEVEL = benchApiLevel();
 /** 0: the API server and etcd alone, as the issue's Go baseline was measured (no controller-manager, scheduler or kwok: no Ready phase). */
 const PEERS = process.env.BENCH_PEERS !== '0';
 /** Tenants per burst: the first burst's Instances belong to tenants 0–99, the second's to 100–199. */
@@ -383,11 +387,11 @@ const mb = (n: number) => `${n} MB`;
 const per1k = (cpu: number, n: number) => +((cpu * 1000) / n).toFixed(2);
 try {
   // CRDs first: kube-controller-manager and kwok (its KubeVirt and CDI Stages) then see them.
-  await installCrds(kubeconfig);
+  await installCrds(kubeconfig, LEVEL);
   if (PEERS) startCluster(['--with-nodes']);
   // Instance i belongs to tenant i % 200: the first burst takes Instances of tenants 0–99, the
   // second (default flags) of tenants 100–199, the caches phase the rest.
-  const lab = generateLab({ instances: 2 * TOTAL, tenants: 2 * TENANTS, workspaces: WORKSPACES }) as KubeObject[];
+  const lab = generateLab({ instances: 2 * TOTAL, tenants: 2 * TENANTS, workspaces: WORKSPACES }, LEVEL) as KubeObject[];
   // The tenant quotas are enforced (kube-controller-manager's quota controller): raise the
   // workspaces' quotas so that each tenant's (the sum over its two workspaces, capped at 25 CPUs,
   // 50G and 10 Instances) admits its 10 Instances and their pods.
@@ -589,7 +593,7 @@ function writeResults(): void {
 ## Apply-controller on the test cluster (\`npm run bench:controller\`)
 
 Written by bench/controller.ts: a real kube-apiserver + etcd (scripts/test-cluster) on the same
-machine, the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
+machine, ${LEVEL === DEFAULT_API_LEVEL ? '' : `the CRDs at API level **${LEVEL}**, `}the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
 **${WORKERS}** workers (\`--max-concurrent-reconciles\`). Lab: generate-lab.ts (${WORKSPACES} workspaces,
 ${TENANTS} tenants, 7 template flavours: VMs, persistent VMs, CloudVMs, containers, standalone, exam;
 one Instance in five stopped; workspace quotas raised so that every tenant's quota admits its

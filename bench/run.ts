@@ -1,18 +1,24 @@
 // npm run bench: every scenario in its own process (clean peak RSS), results into bench/RESULTS.md.
+// At an API level: `npm run bench -- e62be9e` or BENCH_API_LEVEL=e62be9e (inputs in its shape, CLI --api-level).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_API_LEVEL } from '../src/inputs/api-level.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
+import { benchApiLevel } from './level.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 type Row = Record<string, unknown>;
+const level = benchApiLevel(process.argv[2]);
+/** The CLI's flag for the level; none at the default, so the rows run as before the levels. */
+const levelFlag = level === DEFAULT_API_LEVEL ? [] : ['--api-level', level];
 // Scenarios run from an esbuild bundle, as the CLI and the controller do (bin/crownlabs.js).
 const scenarioScript = (await bundledEntry('bench/scenario.ts', [...SOURCE_DIRS, 'bench', 'test/support'])).pathname;
 
 function scenario(name: string, instances: number, tenants: number, workspaces: number): Row {
-  const out = execFileSync(process.execPath, [scenarioScript, name, String(instances), String(tenants), String(workspaces)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const out = execFileSync(process.execPath, [scenarioScript, name, String(instances), String(tenants), String(workspaces), level], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const row = JSON.parse(out.trim().split('\n').pop()!) as Row;
   process.stderr.write(`${JSON.stringify(row)}\n`);
   return row;
@@ -21,7 +27,7 @@ function scenario(name: string, instances: number, tenants: number, workspaces: 
 /** A lab written as one file per tenant namespace, as `cli` rows read it. */
 function writeLab(instances: number, tenants: number, workspaces: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'crownlabs-bench-cli-'));
-  execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'write-lab.ts'), String(instances), String(tenants), String(workspaces), join(dir, 'lab')]);
+  execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'write-lab.ts'), String(instances), String(tenants), String(workspaces), join(dir, 'lab'), level]);
   return dir;
 }
 
@@ -31,7 +37,7 @@ function writeLab(instances: number, tenants: number, workspaces: number): strin
  * `cache`: the render cache folder (CROWNLABS_CACHE_DIR); a fresh one makes a cold run.
  */
 function cli(label: string, args: string[], size: [number, number, number], cache: string): Row {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), ...args, '-q', '--mydrive-nfs-server-name', 'nfs.example', '--gitops-repo-url', 'https://git.example.org/lab.git'], {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, join(ROOT, 'bin', 'crownlabs.js'), ...args, ...levelFlag, '-q', '--mydrive-nfs-server-name', 'nfs.example', '--gitops-repo-url', 'https://git.example.org/lab.git'], {
     encoding: 'utf8',
     env: { ...process.env, CI: 'true', CROWNLABS_CACHE_DIR: cache },
   });
@@ -108,6 +114,7 @@ Written by \`npm run bench\` (bench/run.ts); each scenario runs in its own proce
 - date: ${new Date().toISOString()}
 - machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}
 - load average at the end: ${load}
+- API level: ${level}${level === DEFAULT_API_LEVEL ? ' (the default)' : ''}
 
 | scenario | instances / tenants / workspaces | result |
 |---|---|---|

@@ -1,5 +1,6 @@
 // One benchmark scenario in its own process, so that its peak RSS is its own.
-// Prints one JSON line: { wallMs, objects, bytes, maxRssMb, ... }.
+// scenario.ts NAME INSTANCES TENANTS WORKSPACES [LEVEL]: LEVEL (or BENCH_API_LEVEL) is the API level
+// of the generated inputs and of what is rendered. Prints one JSON line: { wallMs, objects, bytes, maxRssMb, ... }.
 import { performance } from 'node:perf_hooks';
 import { App } from 'cdk8s';
 import jsYaml from 'js-yaml';
@@ -20,14 +21,21 @@ import { writeTreeAtomically } from '../src/sinks/atomic-tree.ts';
 import { GitopsTreeBuilder } from '../src/sinks/gitops.ts';
 import { renderParallel } from '../src/sinks/parallel/render-pool.ts';
 import { objectsToYaml } from '../src/sinks/yaml-emitter.ts';
-import { generateLab } from '../test/support/generate-lab.ts';
+import { generateLab as generateAt, type LabSize } from '../test/support/generate-lab.ts';
+import { benchApiLevel } from './level.ts';
 
-const [scenario, instancesArg, tenantsArg, workspacesArg] = process.argv.slice(2);
+const [scenario, instancesArg, tenantsArg, workspacesArg, levelArg] = process.argv.slice(2);
 const size = { instances: Number(instancesArg), tenants: Number(tenantsArg), workspaces: Number(workspacesArg) };
-const config = { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' };
+const level = benchApiLevel(levelArg);
+const config = { ...defaultConfig(), mydriveNfsServerName: 'nfs.example', apiLevel: level };
+const generateLab = (s: LabSize) => generateAt(s, level);
 
 function inventory(): Inventory {
-  return Inventory.fromObjects(generateLab(size).map((object) => ({ object, source: { file: 'generated', document: 0 } }))).inventory;
+  return Inventory.fromObjects(
+    generateLab(size).map((object) => ({ object, source: { file: 'generated', document: 0 } })),
+    undefined,
+    level,
+  ).inventory;
 }
 
 function peakMb(): number {
@@ -154,8 +162,8 @@ if (scenario === 'render') {
     .map((o) => jsYaml.dump(o))
     .join('---\n');
   const t0 = performance.now();
-  const parsed = parseInputText(text, 'lab.yaml');
-  const { problems } = Inventory.fromObjects(parsed.objects);
+  const parsed = parseInputText(text, 'lab.yaml', level);
+  const { problems } = Inventory.fromObjects(parsed.objects, undefined, level);
   result.wallMs = Math.round(performance.now() - t0);
   result.inputMb = +(text.length / 1e6).toFixed(1);
   result.problems = parsed.problems.length + problems.filter((p) => p.severity === 'error').length;

@@ -1,4 +1,6 @@
-import type { InputObject } from '../../src/inputs/types.ts';
+import { DEFAULT_API_LEVEL, type ApiLevel } from '../../src/inputs/api-level.ts';
+import type { InputObject, KubeObject } from '../../src/inputs/types.ts';
+import { E62BE9E_ENVIRONMENT_NAME, migrateObjects } from '../../src/migrate/level-migration.ts';
 
 export interface LabSize {
   workspaces: number;
@@ -23,8 +25,18 @@ const FLAVOURS = [
  * A synthetic lab of the given size, as validated-and-defaulted input objects would look.
  * Deterministic: the same size gives the same objects. Instances round-robin over tenants and
  * flavours; every tenant is enrolled in two workspaces (manager of one in ten).
+ * At `e62be9e` the same lab in that level's shape, as `crownlabs migrate` writes it (the exam
+ * flavour's mode is not carried), with the environment names its pattern refuses lengthened.
  */
-export function generateLab(size: LabSize): InputObject[] {
+export function generateLab(size: LabSize, level: ApiLevel = DEFAULT_API_LEVEL): InputObject[] {
+  if (level === DEFAULT_API_LEVEL) return generate(size, (name) => name);
+  const migrated = migrateObjects(generate(size, (name) => (E62BE9E_ENVIRONMENT_NAME.test(name) ? name : `${name}-env`)) as KubeObject[]);
+  const errors = migrated.flatMap((m) => m.problems.filter((p) => p.severity === 'error'));
+  if (errors.length) throw new Error(`generated lab not migratable to ${level}: ${errors[0].message}`);
+  return migrated.map((m) => m.after as InputObject);
+}
+
+function generate(size: LabSize, environmentName: (flavour: string) => string): InputObject[] {
   const out: InputObject[] = [];
   for (let w = 0; w < size.workspaces; w++) {
     out.push({
@@ -45,7 +57,7 @@ export function generateLab(size: LabSize): InputObject[] {
           deleteAfter: 'never',
           environmentList: [
             {
-              name: f.name,
+              name: environmentName(f.name),
               image: f.environmentType === 'CloudVM' ? `https://images.example/${f.name}.qcow2` : `registry.example/${f.name}:${w}`,
               environmentType: f.environmentType,
               guiEnabled: 'guiEnabled' in f ? f.guiEnabled : true,

@@ -46,6 +46,22 @@ describe('rendered labs validate against the vendored schemas', () => {
     });
   }
 
+  it('a generated lab at API level e62be9e: inputs in its shape, valid at it, rendered sets valid', () => {
+    const objects = generateLab({ workspaces: 3, tenants: 21, instances: 14 }, 'e62be9e');
+    const text = JSON.stringify(objects);
+    for (const field of ['"deleteAfter"', '"mode"', '"customizationUrls"', '"quota":{"cpu":"']) expect(text).not.toContain(field);
+    expect(objects.filter((o) => o.kind === 'Template').every((t) => (t.spec as { cleanup?: unknown }).cleanup)).toBe(true);
+    const { inventory, problems } = Inventory.fromObjects(
+      objects.map((object) => ({ object, source: { file: 'generated', document: 1 } })),
+      undefined,
+      'e62be9e',
+    );
+    expect(problems).toEqual([]);
+    const result = validateLab(inventory, testConfig({ apiLevel: 'e62be9e' }));
+    expect(result.sets).toBe(3 + 21 + 14);
+    expectNoProblems(result.problems);
+  });
+
   it('a rendered-object problem names the set, the object, the field and the input', () => {
     const { config } = loadConfig({ file: join(ROOT, 'examples', 'crownlabs.config.yaml'), env: {}, flags: {} });
     const { inventory } = loadInventory([join(ROOT, 'examples', 'lab')]);
