@@ -23,6 +23,7 @@ import {
   tenantNamespaceName,
   workspaceGroupName,
   workspaceNamespaceName,
+  workspaceRoleDescription,
   workspaceRoleName,
 } from '../../../src/model/naming.ts';
 import { containerResources, virtualMachineResources } from '../../../src/model/resources.ts';
@@ -62,6 +63,17 @@ describe('upstream namespace_test, rbac_test, storage_test, keycloak_test: names
     ['user group', () => workspaceGroupName('test-workspace', 'user'), 'kubernetes:workspace-test-workspace:user'],
   ])('%s', (_case, derive, expected) => {
     expect(derive()).toBe(expected);
+  });
+
+  it.each([
+    // keycloak_test "GetWorkspaceManagerRoleDescription" / "GetWorkspaceUserRoleDescription" (e62be9e)
+    ['manager', 'e62be9e', 'Test Workspace Manager Role'],
+    ['user', 'e62be9e', 'Test Workspace User Role'],
+    // 2e8aeb9's workspace controller describes both by the pretty name
+    ['manager', '2e8aeb9', 'Test Workspace'],
+    ['user', '2e8aeb9', 'Test Workspace'],
+  ] as const)('Keycloak %s role description at %s', (role, level, expected) => {
+    expect(workspaceRoleDescription('Test Workspace', role, level)).toBe(expected);
   });
 
   it('tenant_test "GetWorkspaceTargetLabel": the workspace label key keeps the name as it is', () => {
