@@ -82,7 +82,7 @@ export class ContainerEnvironment extends Construct {
     const app: k8s.Container = {
       name: env.name,
       image: env.image,
-      resources: resources(res.requests.cpu, res.requests.memory, res.limits.cpu, res.limits.memory),
+      resources: resources(res.requests.cpu, res.requests.memory, res.limits.cpu, res.limits.memory, res.extended),
       env: [
         // containerName as upstream sets it (its own name): the pod template must match upstream's.
         { name: 'CROWNLABS_CPU_REQUESTS', valueFrom: { resourceFieldRef: { containerName: env.name, resource: 'requests.cpu', divisor: k8s.Quantity.fromString('0') } } },
@@ -175,9 +175,11 @@ export class ContainerEnvironment extends Construct {
   }
 }
 
-function resources(reqCpu: string, reqMem: string, limCpu: string, limMem: string): k8s.ResourceRequirements {
+/** `extended`: resources such as `nvidia.com/gpu`, requested and limited alike (e62be9e). */
+function resources(reqCpu: string, reqMem: string, limCpu: string, limMem: string, extended: Record<string, string> = {}): k8s.ResourceRequirements {
+  const other = Object.fromEntries(Object.entries(extended).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
   return {
-    requests: { cpu: k8s.Quantity.fromString(reqCpu), memory: k8s.Quantity.fromString(reqMem) },
-    limits: { cpu: k8s.Quantity.fromString(limCpu), memory: k8s.Quantity.fromString(limMem) },
+    requests: { cpu: k8s.Quantity.fromString(reqCpu), memory: k8s.Quantity.fromString(reqMem), ...other },
+    limits: { cpu: k8s.Quantity.fromString(limCpu), memory: k8s.Quantity.fromString(limMem), ...other },
   };
 }

@@ -101,10 +101,12 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
         requests: {
           cpu: VirtualMachineInstanceSpecDomainResourcesRequests.fromString(res.requests.cpu),
           memory: VirtualMachineInstanceSpecDomainResourcesRequests.fromString(res.requests.memory),
+          ...mapValues(res.extended, VirtualMachineInstanceSpecDomainResourcesRequests.fromString),
         },
         limits: {
           cpu: VirtualMachineInstanceSpecDomainResourcesLimits.fromString(res.limits.cpu),
           memory: VirtualMachineInstanceSpecDomainResourcesLimits.fromString(res.limits.memory),
+          ...mapValues(res.extended, VirtualMachineInstanceSpecDomainResourcesLimits.fromString),
         },
       },
       devices: {
@@ -130,4 +132,9 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
     terminationGracePeriodSeconds: 60,
     ...(env.nodeSelector ? { nodeSelector: env.nodeSelector } : {}),
   };
+}
+
+/** Each value of `m` through `f`; none for no map. */
+function mapValues<T>(m: Record<string, string> | undefined, f: (v: string) => T): Record<string, T> {
+  return Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, f(v)]));
 }

@@ -6,7 +6,7 @@
 import type { Tenant } from '../inputs/types.ts';
 import { compose, renderUnit } from '../compose/compose.ts';
 import type { ParentRef } from '../model/labels.ts';
-import { workspaceNamespaceName } from '../model/naming.ts';
+import { workspaceNamespaceName, workspaceRoleDescription } from '../model/naming.ts';
 import { matchesTargetLabel } from '../model/tenant-plan.ts';
 import { formatKeycloakErrors } from '../integrations/keycloak/index.ts';
 import { applySet, writeStatus } from './apply-set.ts';
@@ -43,7 +43,8 @@ export async function reconcileWorkspace(ctx: ControllerContext, name: string): 
 
   let keycloak: 'Ok' | 'Failed' = 'Failed';
   if (ctx.keycloak) {
-    const res = await ctx.keycloak.ensureWorkspaceRoles(name, workspace.spec.prettyName);
+    const level = ctx.caches.inventory.level;
+    const res = await ctx.keycloak.ensureWorkspaceRoles(name, (role) => workspaceRoleDescription(workspace.spec.prettyName, role, level));
     keycloak = res.ok ? 'Ok' : 'Failed';
     if (!res.ok) errors.push(`keycloak: ${formatKeycloakErrors(res.errors)}`);
   }

@@ -1,6 +1,7 @@
 /**
  * Every name CrownLabs derives from its resources (docs/behaviour.md §0.2, §4.2, §5.2), in one place.
  */
+import type { ApiLevel } from '../inputs/api-level.ts';
 
 /** `x` with every `.` replaced by `-` (docs/behaviour.md §0.2). */
 export function canon(name: string): string {
@@ -81,4 +82,17 @@ export function workspaceRoleName(workspaceName: string, role: 'manager' | 'user
 
 export function workspaceGroupName(workspaceName: string, role: 'manager' | 'user'): string {
   return `kubernetes:${workspaceRoleName(workspaceName, role)}`;
+}
+
+const ROLE_DESCRIPTION: Readonly<Record<ApiLevel, (prettyName: string, role: 'manager' | 'user') => string>> = {
+  '2e8aeb9': (prettyName) => prettyName,
+  e62be9e: (prettyName, role) => `${prettyName} ${role === 'manager' ? 'Manager' : 'User'} Role`,
+};
+
+/**
+ * The description of a workspace's Keycloak client role, per API level (docs/behaviour.md §4.3,
+ * §16.4): the pretty name at 2e8aeb9; `<prettyName> Manager Role` / `<prettyName> User Role` at e62be9e.
+ */
+export function workspaceRoleDescription(prettyName: string, role: 'manager' | 'user', level: ApiLevel): string {
+  return ROLE_DESCRIPTION[level](prettyName, role);
 }

@@ -8,6 +8,18 @@ const VM_CPU_LIMIT_OVERHEAD_MILLI = 500;
 export interface ComputeResources {
   requests: { cpu: string; memory: string };
   limits: { cpu: string; memory: string };
+  /**
+   * e62be9e: the environment's `otherResources` (e.g. `nvidia.com/gpu`), each requested and limited
+   * alike, in canonical form and sorted by name; absent when it has none (always at 2e8aeb9).
+   */
+  extended?: Record<string, string>;
+}
+
+/** The environment's extended resources, when it names any (docs/behaviour.md §16.3). */
+function extendedResources(res: EnvironmentResources): Pick<ComputeResources, 'extended'> {
+  const entries = Object.entries(res.otherResources ?? {});
+  if (entries.length === 0) return {};
+  return { extended: Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonicalQuantity(v)])) };
 }
 
 /** `cpu × reservedCPUPercentage × 10` millicores: the share of the cores a tenant is guaranteed. */
@@ -21,6 +33,7 @@ export function virtualMachineResources(res: EnvironmentResources): ComputeResou
   return {
     requests: { cpu: reservedCpu(res), memory },
     limits: { cpu: formatQuantity(millicores(res.cpu * 1000 + VM_CPU_LIMIT_OVERHEAD_MILLI)), memory },
+    ...extendedResources(res),
   };
 }
 
@@ -30,6 +43,7 @@ export function containerResources(res: EnvironmentResources): ComputeResources 
   return {
     requests: { cpu: reservedCpu(res), memory },
     limits: { cpu: formatQuantity(millicores(res.cpu * 1000)), memory },
+    ...extendedResources(res),
   };
 }
 

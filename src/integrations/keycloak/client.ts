@@ -10,7 +10,7 @@ import { internalError } from './errors.ts';
 import type { FetchFunction } from './http.ts';
 import type { KeycloakLogger } from './logger.ts';
 import { silentLogger } from './logger.ts';
-import type { DeleteWorkspaceRolesResult, EnsureWorkspaceRolesResult } from './roles.ts';
+import type { DeleteWorkspaceRolesResult, EnsureWorkspaceRolesResult, WorkspaceRoleDescription } from './roles.ts';
 import { deleteWorkspaceRoles, ensureWorkspaceRoles } from './roles.ts';
 import type { LoginBackoff, TokenStatus } from './token.ts';
 import { DEFAULT_LOGIN_BACKOFF, TokenManager } from './token.ts';
@@ -68,9 +68,9 @@ export class KeycloakClient {
   }
 
   /** docs/behaviour.md §4.3: create `workspace-<ws>:manager` and `:user`, or re-apply their description. */
-  ensureWorkspaceRoles(workspaceName: string, prettyName: string): Promise<EnsureWorkspaceRolesResult> {
+  ensureWorkspaceRoles(workspaceName: string, description: WorkspaceRoleDescription): Promise<EnsureWorkspaceRolesResult> {
     return guarded<Fields<EnsureWorkspaceRolesResult>>(`ensure roles of workspace ${workspaceName}`, { created: [], updated: [], unchanged: [] }, () =>
-      ensureWorkspaceRoles(this.api, workspaceName, prettyName),
+      ensureWorkspaceRoles(this.api, workspaceName, description),
     );
   }
 

@@ -13,7 +13,7 @@ export type { KeycloakClientOptions } from './client.ts';
 export { KeycloakClient, createKeycloakClient, DEFAULT_TOKEN_UPKEEP_INTERVAL_MS } from './client.ts';
 export type { LoginBackoff, TokenStatus } from './token.ts';
 export { decodeJwtExpiry } from './token.ts';
-export type { WorkspaceRole, EnsureWorkspaceRolesResult, DeleteWorkspaceRolesResult } from './roles.ts';
+export type { WorkspaceRole, WorkspaceRoleDescription, EnsureWorkspaceRolesResult, DeleteWorkspaceRolesResult } from './roles.ts';
 export { WORKSPACE_ROLES, WORKSPACE_ROLE_PREFIX, workspaceRoleName, wantedWorkspaceRoles } from './roles.ts';
 export type { KeycloakUserSpec, UserSyncResult, UserDeleteResult } from './users.ts';
 export { ACTIONS_EMAIL_LIFESPAN_SECONDS, NEW_USER_ACTIONS } from './representations.ts';

@@ -1,6 +1,6 @@
 /**
  * Workspace client roles (docs/behaviour.md §4.3 and §4.5 step 1): `workspace-<ws>:manager` and
- * `workspace-<ws>:user` on the target client, described by the workspace's pretty name. The
+ * `workspace-<ws>:user` on the target client, described after the workspace's pretty name. The
  * Kubernetes API server maps them to the groups `kubernetes:workspace-<ws>:<role>` bound in §4.2.
  */
 import type { AdminApi } from './admin-api.ts';
@@ -42,18 +42,22 @@ export interface DeleteWorkspaceRolesResult extends KeycloakResult {
   readonly absent: readonly string[];
 }
 
+/** A role's description: one text for both roles, or one per role (src/model/naming.ts workspaceRoleDescription). */
+export type WorkspaceRoleDescription = string | ((role: WorkspaceRole) => string);
+
 /**
  * Creates both roles or re-applies their description; each role is attempted even when the other
  * fails (fail-fast:false). A role already carrying the description is not written again, so a
  * steady-state reconcile sends no writes to Keycloak.
  */
-export async function ensureWorkspaceRoles(api: AdminApi, workspaceName: string, prettyName: string): Promise<EnsureWorkspaceRolesResult> {
+export async function ensureWorkspaceRoles(api: AdminApi, workspaceName: string, description: WorkspaceRoleDescription): Promise<EnsureWorkspaceRolesResult> {
   const result = { created: [] as string[], updated: [] as string[], unchanged: [] as string[], errors: [] as KeycloakError[] };
   const client = await api.targetClient();
   if (!client.ok) return { ...result, ok: false, errors: [client.error] };
 
   for (const role of WORKSPACE_ROLES) {
     const name = workspaceRoleName(workspaceName, role);
+    const prettyName = typeof description === 'string' ? description : description(role);
     const rolePath = ['clients', client.id, 'roles', name];
     const existing = await api.request<unknown>(`get role ${name}`, 'GET', rolePath);
 

@@ -22,6 +22,15 @@ describe('docs/behaviour.md §4.3 workspace client roles', () => {
     expect(double.requestsTo('GET', /\/roles\/workspace-netgroup:manager$/)[0]?.status).toBe(404);
   });
 
+  it('describes each role by its own text when given one per role (e62be9e: "<prettyName> Manager Role")', async () => {
+    const { double, client } = await startFixture();
+    double.addClientRole(TARGET_REALM, TARGET_CLIENT, 'workspace-netgroup:user', 'Computer Networks Group');
+    const result = await client.ensureWorkspaceRoles('netgroup', (role) => `Computer Networks Group ${role === 'manager' ? 'Manager' : 'User'} Role`);
+    expect(result).toMatchObject({ ok: true, created: ['workspace-netgroup:manager'], updated: ['workspace-netgroup:user'] });
+    expect(double.clientRole(TARGET_REALM, TARGET_CLIENT, 'workspace-netgroup:manager')?.description).toBe('Computer Networks Group Manager Role');
+    expect(double.clientRole(TARGET_REALM, TARGET_CLIENT, 'workspace-netgroup:user')?.description).toBe('Computer Networks Group User Role');
+  });
+
   it('re-applies the description of existing roles, and writes nothing when it already matches', async () => {
     const { double, client } = await startFixture();
     double.addClientRole(TARGET_REALM, TARGET_CLIENT, 'workspace-netgroup:manager', 'old name');
