@@ -47,16 +47,17 @@ export class Exposition extends Construct {
         ports: env.servicePorts.map((p) => ({ name: p.name, port: p.port, targetPort: k8s.IntOrString.fromNumber(p.port), protocol: 'TCP' })),
       },
     });
-    if (!env.env.guiEnabled) return;
+    const route = env.route;
+    if (!route) return;
     const annotations: Record<string, string> = {
       'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
       'nginx.ingress.kubernetes.io/proxy-send-timeout': '3600',
-      ...(env.isStandalone && env.env.rewriteURL ? { 'nginx.ingress.kubernetes.io/rewrite-target': '/$2' } : {}),
+      ...(route.rewriteTarget ? { 'nginx.ingress.kubernetes.io/rewrite-target': route.rewriteTarget } : {}),
       ...props.authAnnotations,
     };
     const backend = props.backendOverride ?? { serviceName: env.name, portName: 'gui' };
     new k8s.KubeIngress(this, 'ingress', {
-      metadata: { name: env.ingressName, labels: props.labels, annotations },
+      metadata: { name: route.ingressName, labels: props.labels, annotations },
       spec: {
         tls: [{ hosts: [env.host], secretName: INGRESS_TLS_SECRET }],
         rules: [
@@ -65,7 +66,7 @@ export class Exposition extends Construct {
             http: {
               paths: [
                 {
-                  path: env.ingressPath,
+                  path: route.path,
                   pathType: 'Prefix',
                   backend: { service: { name: backend.serviceName, port: { name: backend.portName } } },
                 },

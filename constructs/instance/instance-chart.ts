@@ -44,7 +44,7 @@ export class InstanceChart extends Chart {
             instanceName: plan.instance.metadata.name,
             namespace: plan.namespace,
             uid: plan.uid,
-            labels,
+            labels: env.objectLabels,
             allowedEmails: plan.allowedEmails,
             image: config.oauth2ProxyImage,
             issuerUrl: config.oidcIssuerUrl,
@@ -56,8 +56,8 @@ export class InstanceChart extends Chart {
         }
         new Exposition(this, `${scope}-exposition`, {
           environment: env,
-          labels,
-          selectorLabels: plan.selectorLabels,
+          labels: env.objectLabels,
+          selectorLabels: env.selectorLabels,
           authAnnotations: auth === 'shared' && config.instancesAuthUrl ? sharedAuthAnnotations(config.instancesAuthUrl) : undefined,
           backendOverride,
         });
@@ -66,15 +66,15 @@ export class InstanceChart extends Chart {
         new VirtualMachineEnvironment(this, scope, {
           environment: env,
           running: plan.running,
-          labels,
-          selectorLabels: plan.selectorLabels,
+          labels: env.objectLabels,
+          selectorLabels: env.selectorLabels,
           cloudInitSecretName: env.standardMode ? plan.cloudInitName : undefined,
         });
       } else {
         new ContainerEnvironment(this, scope, {
           environment: env,
-          labels,
-          selectorLabels: plan.selectorLabels,
+          labels: env.objectLabels,
+          selectorLabels: env.selectorLabels,
           contentOrigin: contentOrigin(plan.instance, env.env.name),
           config,
         });

@@ -9,10 +9,15 @@ import { TEMPLATE_REF, TENANT_REF, type Instance, type KubeObject, type OwnerRef
 import type { ComposerConfig } from '../config/config.ts';
 import { submitterJobLabels } from '../model/automation.ts';
 import { COMPOSER } from '../model/labels.ts';
-import { instanceChildName, submitterJobName } from '../model/naming.ts';
+import { submitterJobName } from '../model/naming.ts';
+import { environmentChildName } from '../model/level-rendering.ts';
+import type { ApiLevel } from '../inputs/api-level.ts';
 
 export interface SubmissionJobInput {
   instance: Instance;
+  /** The environment uploaded from, the only one (src/model/automation.ts singleEnvironment), and the inputs' level. */
+  envName: string;
+  level: ApiLevel;
   /** The environment's content destination (src/model/customization-urls.ts; checked non-empty by the caller). */
   destinationUrl: string;
   config: Pick<ComposerConfig, 'containerEnvContentUploaderImg' | 'containerEnvSidecarsTag'>;
@@ -26,7 +31,7 @@ export function renderSubmissionJob(input: SubmissionJobInput): KubeObject {
   new SubmissionJob(chart, 'job', {
     name: submitterJobName(instance.metadata.name),
     instanceName: instance.metadata.name,
-    claimName: instanceChildName(instance.metadata.name),
+    claimName: environmentChildName(instance, input.envName, 1, input.level),
     destinationUrl: input.destinationUrl,
     labels: {
       ...submitterJobLabels({ instanceName: instance.metadata.name, templateName: instance.spec[TEMPLATE_REF].name, tenantName: instance.spec[TENANT_REF].name }),

@@ -43,6 +43,8 @@ export async function reconcileSubmission(ctx: ControllerContext, auto: Automati
   if (!job) {
     const obj = renderSubmissionJob({
       instance,
+      envName: env.name,
+      level: ctx.caches.inventory.level,
       destinationUrl: destination,
       config: ctx.config,
       owner: { apiVersion: live.apiVersion, kind: 'Instance', name, uid: live.metadata.uid! },

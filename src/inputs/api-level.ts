@@ -99,3 +99,20 @@ function hasSchemaPath(schema: unknown, path: readonly string[]): boolean {
   }
   return true;
 }
+
+/**
+ * On an Instance: the API level whose rendering its children keep. `crownlabs migrate` writes
+ * `2e8aeb9` on the Instances it moves, whose children exist under 2e8aeb9's names, selectors and
+ * Services (immutable, or restarting the workload when changed), so that the lab's move restarts
+ * nothing (docs/behaviour.md §16.3, §16.5).
+ * New Instances are rendered at the inputs' level; src/model/level-rendering.ts holds the renderings.
+ */
+export const CHILDREN_LEVEL_ANNOTATION = 'composer.crownlabs.polito.it/children-level';
+
+/** The level an Instance's children are rendered at, or a message when the annotation names none. */
+export function childrenLevel(instance: { metadata: { annotations?: Record<string, string> } }, level: ApiLevel): ApiLevel | { problem: string } {
+  const value = instance.metadata.annotations?.[CHILDREN_LEVEL_ANNOTATION];
+  if (value === undefined) return level;
+  if (isApiLevel(value)) return value;
+  return { problem: `annotation ${CHILDREN_LEVEL_ANNOTATION}: ${JSON.stringify(value)} is not an API level (${API_LEVELS.join(', ')})` };
+}

@@ -7,6 +7,7 @@
 import { parseQuantity } from '../inputs/quantity.ts';
 import type { Problem } from '../inputs/problems.ts';
 import { objectKey, TEMPLATE_REF, type KubeObject } from '../inputs/types.ts';
+import { CHILDREN_LEVEL_ANNOTATION } from '../inputs/api-level.ts';
 
 /** One field's fate: moved (`from` → `to`), removed (`from` only), added (`to` only) or changed in place (both equal). */
 export interface FieldMove {
@@ -108,6 +109,14 @@ function migrateInstance(inst: KubeObject, m: ObjectMigration, template: (key: s
   // 2e8aeb9 handles the first environment only (§14.2): its name is what per-environment fields key on.
   const envName = ((tpl?.spec as Obj | undefined)?.environmentList as Obj[] | undefined)?.[0]?.name as string | undefined;
   const notFound = `the Template ${templateKey} is not in the input, so its first environment's name is unknown`;
+
+  // Its children exist under 2e8aeb9's names, selectors and Services: they keep them, or the move
+  // would recreate every workload (docs/behaviour.md §16.5).
+  const annotations = (inst.metadata.annotations ??= {});
+  if (annotations[CHILDREN_LEVEL_ANNOTATION] === undefined) {
+    annotations[CHILDREN_LEVEL_ANNOTATION] = '2e8aeb9';
+    m.moves.push({ to: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, note: "2e8aeb9: its children keep their names" });
+  }
 
   const urls = spec.customizationUrls as Obj | undefined;
   if (urls) {

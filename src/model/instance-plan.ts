@@ -6,11 +6,11 @@ import { isVirtualMachineType, objectKey, TEMPLATE_REF, TENANT_REF, WORKSPACE_RE
 import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { statusCheckUrl } from './customization-urls.ts';
-import { LEVEL_RENDERING, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
-import type { ApiLevel } from '../inputs/api-level.ts';
+import { LEVEL_RENDERING, type GuiRoute, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
+import { CHILDREN_LEVEL_ANNOTATION, childrenLevel, type ApiLevel } from '../inputs/api-level.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
-import { canon, instanceChildName, instanceIngressName, tenantNamespaceName } from './naming.ts';
+import { canon, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
 
@@ -22,8 +22,11 @@ export type { ServicePort };
 /** Everything the constructs need for one environment of an Instance, derived purely. */
 export interface EnvironmentPlan {
   env: Environment;
-  /** Name of the environment's children: `N`, or `N-<env>` with several environments. */
+  /** Name of the environment's children (LEVEL_RENDERING.childName). */
   name: string;
+  /** Labels of the environment's children; selectorLabels are those of its Pods and VMIs, and of their selectors. */
+  objectLabels: Record<string, string>;
+  selectorLabels: Record<string, string>;
   isVM: boolean;
   isContainer: boolean;
   isStandalone: boolean;
@@ -44,10 +47,10 @@ export interface EnvironmentPlan {
   /** The Service is headless (LEVEL_RENDERING). */
   headlessService: boolean;
   host: string;
-  /** `/instance/<uid>` (single environment) or `/instance/<uid>/<env>`. */
+  /** The path the environment is served under (LEVEL_RENDERING.basePath). */
   basePath: string;
-  ingressName: string;
-  ingressPath: string;
+  /** The GUI's Ingress; absent: none. */
+  route?: GuiRoute;
   /** URL of this environment's GUI, when exposed with a GUI. */
   url?: string;
   vmResources?: ComputeResources;
@@ -111,8 +114,8 @@ export interface InstancePlan {
   namespace: string;
   uid: string;
   identity: InstanceIdentity;
+  /** Labels of the children shared by the environments (the cloud-init Secret). */
   objectLabels: Record<string, string>;
-  selectorLabels: Record<string, string>;
   running: boolean;
   workspaceName: string;
   /** Name of the cloud-init Secret (shared by every VM environment). */
@@ -224,7 +227,12 @@ export function planInstance(
     }
   }
 
-  const rendering = LEVEL_RENDERING[inventory.level];
+  const renderedAt = childrenLevel(instance, inventory.level);
+  if (typeof renderedAt !== 'string') {
+    problems.push({ severity: 'error', ...about, field: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, message: renderedAt.problem });
+    return { problems };
+  }
+  const rendering = LEVEL_RENDERING[renderedAt];
   const nodeSelector = nodeSelectorOf(instance, template);
   for (const [i, env] of envs.entries()) {
     if (env.environmentType !== 'LocalVM') continue;
@@ -240,20 +248,14 @@ export function planInstance(
     const isStandalone = env.environmentType === 'Standalone';
     const mode = env.mode ?? 'Standard';
     const standardMode = mode === 'Standard';
-    const name = instanceChildName(instance.metadata.name, several ? env.name : undefined);
-    const basePath = several ? `/instance/${uid}/${env.name}` : `/instance/${uid}`;
+    const name = rendering.childName(canon(instance.metadata.name), env.name, several);
+    const basePath = rendering.basePath(uid, env.name, several);
     const host = mode === 'Exam' ? `exam.${config.websiteBaseUrl}` : mode === 'Exercise' ? `exercise.${config.websiteBaseUrl}` : config.websiteBaseUrl;
     const servicePorts = rendering.servicePorts({ isVM, isContainer, isStandalone, guiEnabled: env.guiEnabled, standardMode });
-    const ingressPath = isStandalone
-      ? env.rewriteURL
-        ? `${basePath}/app(/|$)(.*)`
-        : `${basePath}/app`
-      : isContainer
-        ? `${basePath}/app`
-        : `${basePath}/vnc`;
+    const route = rendering.guiRoute(name, basePath, { isVM, isStandalone, guiEnabled: env.guiEnabled, rewriteURL: env.rewriteURL });
     const exposed = running;
     const workloadRunning = running || (!env.persistent && config.stoppedEphemeral === 'keep-running');
-    const withGui = exposed && env.guiEnabled;
+    const labels: Record<string, string> = rendering.environmentLabel ? { [LABEL.environment]: env.name } : {};
     return {
       env,
       name,
@@ -269,9 +271,10 @@ export function planInstance(
       headlessService: rendering.headlessService,
       host,
       basePath,
-      ingressName: instanceIngressName(name, isStandalone),
-      ingressPath,
-      url: withGui ? `https://${host}${basePath}/${isVM ? '' : 'app/'}` : undefined,
+      objectLabels: { ...instanceObjectLabels(identity), ...labels },
+      selectorLabels: { ...instanceSelectorLabels(identity), ...labels },
+      ...(route ? { route } : {}),
+      url: exposed && route ? `https://${host}${route.urlPath}` : undefined,
       vmResources: isVM ? virtualMachineResources(env.resources) : undefined,
       containerResources: isVM ? undefined : containerResources(env.resources),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
@@ -280,9 +283,9 @@ export function planInstance(
     };
   });
 
-  // Several environments share one instance-level URL (as upstream HEAD); one keeps its own.
   const guiEnvs = environments.filter((e) => e.url);
-  const url = several ? (guiEnvs.length ? `https://${guiEnvs[0].host}/instance/${uid}/` : undefined) : guiEnvs[0]?.url;
+  const urlPath = rendering.instanceUrlPath(uid, guiEnvs.map((e) => e.route!.urlPath));
+  const url = urlPath === undefined ? undefined : `https://${guiEnvs[0].host}${urlPath}`;
 
   return {
     plan: {
@@ -294,7 +297,6 @@ export function planInstance(
       uid,
       identity,
       objectLabels: instanceObjectLabels(identity),
-      selectorLabels: instanceSelectorLabels(identity),
       running,
       workspaceName,
       cloudInitName: canon(instance.metadata.name),

@@ -15,6 +15,8 @@ export const LABEL = {
   metricsEnabled: 'crownlabs.polito.it/metrics-enabled',
   type: 'crownlabs.polito.it/type',
   name: 'crownlabs.polito.it/name',
+  /** Environment children at e62be9e (docs/behaviour.md §16.3). */
+  environment: 'crownlabs.polito.it/environment',
   instanceResourcesReplication: 'crownlabs.polito.it/instance-resources-replication',
   noWorkspaces: 'crownlabs.polito.it/no-workspaces',
   firstName: 'crownlabs.polito.it/first-name',

@@ -3,8 +3,9 @@
  * fields read (docs/behaviour.md §16.3): one row per level. The plan reads it; constructs and
  * the controller only see the plan.
  */
-import type { ApiLevel } from '../inputs/api-level.ts';
-import type { EnvironmentType } from '../inputs/types.ts';
+import { childrenLevel, type ApiLevel } from '../inputs/api-level.ts';
+import type { EnvironmentType, Instance } from '../inputs/types.ts';
+import { canon } from './naming.ts';
 
 export type VolumeMode = 'Block' | 'Filesystem';
 
@@ -22,7 +23,40 @@ export interface ServicePortInputs {
   standardMode: boolean;
 }
 
+/** What an environment's route depends on. */
+export interface RouteInputs {
+  isVM: boolean;
+  isStandalone: boolean;
+  guiEnabled: boolean;
+  rewriteURL: boolean;
+}
+
+/** An environment's GUI route: its Ingress name, path and rewrite, and the URL it serves. */
+export interface GuiRoute {
+  ingressName: string;
+  path: string;
+  /** nginx `rewrite-target`; undefined: none. */
+  rewriteTarget?: string;
+  /** The environment's GUI URL, under `https://<host>`. */
+  urlPath: string;
+}
+
 export interface LevelRendering {
+  /**
+   * Base name of an environment's children (Service, Ingress, Deployment, PVC, VM, VMI), given the
+   * Instance's canonical name: a live object keeps its name, so this is what lets a lab switch
+   * operators without a workload recreated.
+   */
+  childName(instance: string, env: string, several: boolean): string;
+  /** The path an environment is served under: `/instance/<uid>…`. */
+  basePath(uid: string, env: string, several: boolean): string;
+  /** Labels and selectors of an environment's children carry `crownlabs.polito.it/environment`. */
+  environmentLabel: boolean;
+  /** The GUI route of an environment (its Service `childName`); undefined: no Ingress. */
+  guiRoute(childName: string, basePath: string, e: RouteInputs): GuiRoute | undefined;
+  /** The Instance's status URL, given its environments' GUI URLs (paths), when any; undefined: none. */
+  instanceUrlPath(uid: string, envUrlPaths: readonly string[]): string | undefined;
+
   /** The ports of an environment's Service, in order (docs/behaviour.md §7.3, §16.3); none: no Service. */
   servicePorts(env: ServicePortInputs): ServicePort[];
   /** The Service is headless (`clusterIP: None`): clients reach the Pod or VMI itself. */
@@ -44,6 +78,17 @@ const METRICS: ServicePort = { name: 'metrics', port: 9090 };
 
 export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
   '2e8aeb9': {
+    // One environment keeps the names of upstream 2e8aeb9; several are keyed as upstream HEAD keys them.
+    childName: (instance, env, several) => (several ? `${instance}-${env}` : instance),
+    basePath: (uid, env, several) => (several ? `/instance/${uid}/${env}` : `/instance/${uid}`),
+    environmentLabel: false,
+    guiRoute: (name, base, e) => {
+      if (!e.guiEnabled) return undefined;
+      if (e.isStandalone) return { ingressName: `${name}-app`, path: e.rewriteURL ? `${base}/app(/|$)(.*)` : `${base}/app`, ...(e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath: `${base}/app/` };
+      return { ingressName: `${name}-gui`, path: e.isVM ? `${base}/vnc` : `${base}/app`, urlPath: `${base}/${e.isVM ? '' : 'app/'}` };
+    },
+    // Several environments share one instance-level URL (as upstream HEAD); one keeps its own.
+    instanceUrlPath: (uid, paths) => (paths.length > 1 ? `/instance/${uid}/` : paths[0]),
     servicePorts: (e) => [
       ...(e.isVM ? [SSH] : []),
       ...(e.guiEnabled ? [GUI] : []),
@@ -57,6 +102,19 @@ export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
     nodeSelectorLabel: false,
   },
   e62be9e: {
+    childName: (instance, env) => `${instance}-${env}`,
+    basePath: (uid, env) => `/instance/${uid}/${env}`,
+    environmentLabel: true,
+    // Every Container and Standalone has a route; a VM only with its GUI. A VM's noVNC is served at
+    // the root of its own path, hence the rewrite.
+    guiRoute: (name, base, e) => {
+      if (e.isVM && !e.guiEnabled) return undefined;
+      const urlPath = `${base}/`;
+      if (e.isVM) return { ingressName: name, path: `${base}/(.*)`, rewriteTarget: '/$1', urlPath };
+      // A Container's regex path comes without the rewrite (upstream rewrites Standalone only).
+      return { ingressName: name, path: e.rewriteURL ? `${base}(/|$)(.*)` : base, ...(e.isStandalone && e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath };
+    },
+    instanceUrlPath: (uid, paths) => (paths.length ? `/instance/${uid}/` : undefined),
     // Port `metrics` only when nothing else would make the Service (a Standalone without GUI).
     servicePorts: (e) => {
       const ports = [...(e.isVM ? [SSH] : []), ...(e.guiEnabled ? [GUI] : [])];
@@ -69,3 +127,9 @@ export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
     nodeSelectorLabel: true,
   },
 };
+
+/** The name of an environment's children, as the plan gives it. */
+export function environmentChildName(instance: Instance, env: string, environments: number, level: ApiLevel): string {
+  const at = childrenLevel(instance, level);
+  return LEVEL_RENDERING[typeof at === 'string' ? at : level].childName(canon(instance.metadata.name), env, environments > 1);
+}

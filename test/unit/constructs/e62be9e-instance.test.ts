@@ -44,6 +44,8 @@ function renderAt(text: string, level: ApiLevel, options: ComposeOptions = {}) {
 }
 
 const N = 'inst-one';
+/** The children of the Instance's one environment (`env0`): `N` at 2e8aeb9, `N-env0` at e62be9e (§16.3). */
+const child = (level: ApiLevel) => (level === 'e62be9e' ? `${N}-env0` : N);
 
 describe('§16.3 upstream samples of e62be9e render', () => {
   const dir = join(import.meta.dirname, '../../fixtures/upstream-e62be9e');
@@ -93,7 +95,7 @@ describe('§16.3 Services are headless, with the ports of e62be9e', () => {
     ['Container', true, ['gui']],
     ['Standalone', false, ['metrics']],
   ] as const)('%s, GUI %s: ports %j, clusterIP None', (environmentType, guiEnabled, ports) => {
-    const svc = renderAt(lab({ env: { environmentType, guiEnabled } }), 'e62be9e').get('Service', N);
+    const svc = renderAt(lab({ env: { environmentType, guiEnabled } }), 'e62be9e').get('Service', child('e62be9e'));
     expect(svc.spec.clusterIP).toBe('None');
     expect(svc.spec.ports.map((p: Any) => p.name)).toEqual(ports);
   });
@@ -116,7 +118,7 @@ describe('§16.3 customization URLs: one accessor for either shape', () => {
   });
   it("an environment's contentUrls origin is the content-downloader's SOURCE_ARCHIVE", () => {
     const r = renderAt(lab({ env: { environmentType: 'Container' }, instance: { contentUrls: { env0: { origin: 'https://content.example/a.zip' } } } }), 'e62be9e');
-    const init = r.get('Deployment', N).spec.template.spec.initContainers[0];
+    const init = r.get('Deployment', child('e62be9e')).spec.template.spec.initContainers[0];
     expect(init.env).toContainEqual({ name: 'SOURCE_ARCHIVE', value: 'https://content.example/a.zip' });
   });
   it('statusCheckUrl marks the Instance for the termination step', () => {
@@ -144,10 +146,10 @@ describe('§16.3 node selection (Template nodeSelector, else the Instance’s)',
     return text.replace('"environmentList"', '"nodeSelector":{},"environmentList"');
   };
   it('reaches the VMI, the VM template and the Pod template', () => {
-    expect(renderAt(withSelector('VirtualMachine'), 'e62be9e').get('VirtualMachineInstance', N).spec.nodeSelector).toEqual({ gpu: 'yes' });
-    expect(renderAt(withSelector('VirtualMachine', true), 'e62be9e').get('VirtualMachine', N).spec.template.spec.nodeSelector).toEqual({ gpu: 'yes' });
-    expect(renderAt(withSelector('Standalone'), 'e62be9e').get('Deployment', N).spec.template.spec.nodeSelector).toEqual({ gpu: 'yes' });
-    expect(renderAt(lab({ env: { environmentType: 'Standalone' } }), 'e62be9e').get('Deployment', N).spec.template.spec.nodeSelector).toBeUndefined();
+    expect(renderAt(withSelector('VirtualMachine'), 'e62be9e').get('VirtualMachineInstance', child('e62be9e')).spec.nodeSelector).toEqual({ gpu: 'yes' });
+    expect(renderAt(withSelector('VirtualMachine', true), 'e62be9e').get('VirtualMachine', child('e62be9e')).spec.template.spec.nodeSelector).toEqual({ gpu: 'yes' });
+    expect(renderAt(withSelector('Standalone'), 'e62be9e').get('Deployment', child('e62be9e')).spec.template.spec.nodeSelector).toEqual({ gpu: 'yes' });
+    expect(renderAt(lab({ env: { environmentType: 'Standalone' } }), 'e62be9e').get('Deployment', child('e62be9e')).spec.template.spec.nodeSelector).toBeUndefined();
   });
   it('the Instance carries has-node-selector at e62be9e only', () => {
     for (const [level, expected] of [['e62be9e', 'true'], ['2e8aeb9', undefined]] as const) {
@@ -160,7 +162,7 @@ describe('§16.3 node selection (Template nodeSelector, else the Instance’s)',
 
 describe('§16.3 persistent VM root disks', () => {
   const vm = (type: string, image = 'registry.example/img:1') => lab({ env: { environmentType: type, image, persistent: true, resources: { cpu: 2, reservedCPUPercentage: 25, memory: '2G', disk: '20Gi' } } });
-  const disk = (text: string, level: ApiLevel) => renderAt(text, level).get('VirtualMachine', N).spec.dataVolumeTemplates[0].spec;
+  const disk = (text: string, level: ApiLevel) => renderAt(text, level).get('VirtualMachine', child(level)).spec.dataVolumeTemplates[0].spec;
   it.each([
     ['VirtualMachine', 'e62be9e', 'registry.example/img:1', { registry: { url: 'docker://registry.example/img:1', secretRef: 'registry-credentials-cdi' } }, 'Filesystem'],
     ['CloudVM', 'e62be9e', 'https://images.example/x.qcow2', { http: { url: 'https://images.example/x.qcow2' } }, 'Block'],
@@ -182,8 +184,8 @@ describe('§16.3 persistent VM root disks', () => {
 
 describe('§16.3 a persistent VM keeps its MAC address', () => {
   const text = lab({ env: { environmentType: 'VirtualMachine', persistent: true, resources: { cpu: 2, reservedCPUPercentage: 25, memory: '2G', disk: '20Gi' } } });
-  const mac = (ns: string, name: string) => (ns === 'tenant-john-doe' && name === N ? '02:00:00:aa:bb:cc' : undefined);
-  const iface = (level: ApiLevel) => renderAt(text, level, { vmMacAddress: mac }).get('VirtualMachine', N).spec.template.spec.domain.devices.interfaces[0];
+  const mac = (ns: string, name: string) => (ns === 'tenant-john-doe' && (name === N || name === child('e62be9e')) ? '02:00:00:aa:bb:cc' : undefined);
+  const iface = (level: ApiLevel) => renderAt(text, level, { vmMacAddress: mac }).get('VirtualMachine', child(level)).spec.template.spec.domain.devices.interfaces[0];
   it('the observed MAC is written into the first interface at e62be9e, not at 2e8aeb9', () => {
     expect(iface('e62be9e')).toEqual({ name: 'default', bridge: {}, macAddress: '02:00:00:aa:bb:cc' });
     expect(iface('2e8aeb9')).toEqual({ name: 'default', bridge: {} });

@@ -347,7 +347,7 @@ describe('upstream containers_test: Containers and Deployment spec', () => {
   describe('"The forge.SubmissionJobSpec function" / "ContentUploaderJobContainer"', () => {
     it('backoff 10, TTL 300 s, OnFailure, the pod security context, no token; the uploader’s resources, mount and env', () => {
       const instance = { metadata: { name: 'kubernetes-0000', namespace: 'tenant-tester' }, spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 't', namespace: 'w' }, 'tenant.crownlabs.polito.it/TenantRef': { name: 'tester' } } } as unknown as Instance;
-      const job = renderSubmissionJob({ instance, destinationUrl: '/some/path', config: testConfig() }) as Any;
+      const job = renderSubmissionJob({ instance, envName: 'default', level: '2e8aeb9', destinationUrl: '/some/path', config: testConfig() }) as Any;
       expect(job.spec).toMatchObject({ backoffLimit: 10, ttlSecondsAfterFinished: 300 });
       const pod = job.spec.template.spec;
       expect(pod).toMatchObject({ restartPolicy: 'OnFailure', automountServiceAccountToken: false, securityContext: { runAsUser: 1010, runAsGroup: 1010, fsGroup: 1010, runAsNonRoot: true } });
@@ -431,8 +431,9 @@ describe('upstream ingresses_test', () => {
     ])('%s', (_entry, env, expected) => {
       for (const level of BOTH) expect(nginx(ingress(level, env).one('Ingress'))).toEqual(expected);
     });
-    it.each(['VirtualMachine', 'CloudVM'])('%s: the timeouts, and no rewrite-target (upstream e62be9e adds "/$1": §16.3, not done here)', (environmentType) => {
-      for (const level of BOTH) expect(nginx(ingress(level, { environmentType }).one('Ingress'))).toEqual(TIMEOUTS);
+    it.each(['VirtualMachine', 'CloudVM'])('%s: the timeouts, and at e62be9e rewrite-target /$1 (2e8aeb9: none)', (environmentType) => {
+      expect(nginx(ingress('e62be9e', { environmentType }).one('Ingress'))).toEqual({ ...TIMEOUTS, 'nginx.ingress.kubernetes.io/rewrite-target': '/$1' });
+      expect(nginx(ingress('2e8aeb9', { environmentType }).one('Ingress'))).toEqual(TIMEOUTS);
     });
   });
 

@@ -19,7 +19,7 @@ const instance: Instance = {
 
 const config = { ...defaultConfig(), containerEnvContentUploaderImg: 'crownlabs/content-uploader', containerEnvSidecarsTag: 'v0.9.1' };
 const owner = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', name: 'exam.1', uid: instance.metadata.uid! };
-const job = renderSubmissionJob({ instance, destinationUrl: 'https://upload.example/exams/42', config, owner }) as Any;
+const job = renderSubmissionJob({ instance, envName: 'env', level: '2e8aeb9', destinationUrl: 'https://upload.example/exams/42', config, owner }) as Any;
 const pod = job.spec.template.spec;
 const container = pod.containers[0];
 

@@ -186,7 +186,7 @@ describe('Informer pages', () => {
 
   it('keeps the submitter Jobs the controller creates beside an Instance\'s set, not one in a sandbox', () => {
     const instance = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name: 'i', namespace: 'tenant-alice', uid: 'u-1' }, spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 't', namespace: 'workspace-w' }, 'tenant.crownlabs.polito.it/TenantRef': { name: 'alice' } } } as never;
-    const job = renderSubmissionJob({ instance, destinationUrl: 'https://upload.example/x', config: testConfig(), owner: { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', name: 'i', uid: 'u-1', controller: true, blockOwnerDeletion: true } }) as unknown as CachedObject;
+    const job = renderSubmissionJob({ instance, envName: 'env', level: '2e8aeb9', destinationUrl: 'https://upload.example/x', config: testConfig(), owner: { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', name: 'i', uid: 'u-1', controller: true, blockOwnerDeletion: true } }) as unknown as CachedObject;
     expect(job.metadata.ownerReferences?.length).toBe(1);
     expect(keptAsChild(job, guard)).toBe(true);
     expect(keptAsChild({ ...job, metadata: { ...job.metadata, namespace: 'sandbox-alice' } }, guard)).toBe(false);

@@ -15,6 +15,8 @@ const issuesOf = (name: string, env: Record<string, unknown>) => named(name, env
 const submitter = (name: string) =>
   renderSubmissionJob({
     instance: { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Instance', metadata: { name, namespace: 'tenant-john-doe' }, spec: { 'template.crownlabs.polito.it/TemplateRef': { name: 't', namespace: 'w' }, 'tenant.crownlabs.polito.it/TenantRef': { name: 'john.doe' } } } as Instance,
+    envName: 'env',
+    level: '2e8aeb9',
     destinationUrl: 'https://upload.example/x',
     config: testConfig(),
   });
