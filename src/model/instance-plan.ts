@@ -7,6 +7,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdentity } from './labels.ts';
 import { statusCheckUrl } from './customization-urls.ts';
 import { LEVEL_RENDERING, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
+import { CONTAINER_POD_LAYOUT, containerPodPlan, type ContainerPodPlan } from './pod-layout.ts';
 import type { ApiLevel } from '../inputs/api-level.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
@@ -52,6 +53,8 @@ export interface EnvironmentPlan {
   url?: string;
   vmResources?: ComputeResources;
   containerResources?: ComputeResources;
+  /** Container and Standalone: how the Deployment's Pod is laid out and the paths its app serves (CONTAINER_POD_LAYOUT). */
+  pod?: ContainerPodPlan;
   /** The MyDrive share to mount, when the environment asks for it and it is known. */
   nfs?: NfsShare;
   /** Node labels the VMI or Pod is scheduled by (docs/behaviour.md §16.3); absent when none. */
@@ -225,6 +228,8 @@ export function planInstance(
   }
 
   const rendering = LEVEL_RENDERING[inventory.level];
+  // The Pods' layout follows the level the children are rendered at, as LEVEL_RENDERING does.
+  const podLayout = CONTAINER_POD_LAYOUT[inventory.level];
   const nodeSelector = nodeSelectorOf(instance, template);
   for (const [i, env] of envs.entries()) {
     if (env.environmentType !== 'LocalVM') continue;
@@ -274,6 +279,7 @@ export function planInstance(
       url: withGui ? `https://${host}${basePath}/${isVM ? '' : 'app/'}` : undefined,
       vmResources: isVM ? virtualMachineResources(env.resources) : undefined,
       containerResources: isVM ? undefined : containerResources(env.resources),
+      ...(isVM ? {} : { pod: containerPodPlan(podLayout, basePath, { isContainer, rewriteURL: env.rewriteURL }) }),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(isVM && env.persistent ? persistentVmParts(rendering, env, namespace, name, observed) : {}),
