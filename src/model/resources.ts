@@ -8,6 +8,8 @@ const VM_CPU_LIMIT_OVERHEAD_MILLI = 500;
 export interface ComputeResources {
   requests: { cpu: string; memory: string };
   limits: { cpu: string; memory: string };
+  /** e62be9e: extended resources (`nvidia.com/gpu`), requested and limited alike; absent: none. */
+  other?: Record<string, string>;
 }
 
 /** `cpu × reservedCPUPercentage × 10` millicores: the share of the cores a tenant is guaranteed. */
@@ -24,12 +26,17 @@ export function virtualMachineResources(res: EnvironmentResources): ComputeResou
   };
 }
 
-/** Container resources (docs/behaviour.md §7.5): no overheads, cpu limit = the cores. */
+/**
+ * Container resources (docs/behaviour.md §7.5): no overheads, cpu limit = the cores; the
+ * environment's `otherResources` (e62be9e) both requested and limited, as upstream gives them.
+ */
 export function containerResources(res: EnvironmentResources): ComputeResources {
   const memory = canonicalQuantity(res.memory);
+  const other = Object.entries(res.otherResources ?? {});
   return {
     requests: { cpu: reservedCpu(res), memory },
     limits: { cpu: formatQuantity(millicores(res.cpu * 1000)), memory },
+    ...(other.length ? { other: Object.fromEntries(other.map(([k, v]) => [k, canonicalQuantity(v)])) } : {}),
   };
 }
 
