@@ -30,8 +30,10 @@ export interface ContainerEnvironmentProps {
 }
 
 /**
- * A Container (VNC desktop: websockify + Xvnc + app) or Standalone (the app serves its own web UI)
- * environment (docs/behaviour.md §7.5): the PVC of a persistent one and the Deployment, with 1 replica
+ * A Container or Standalone environment (docs/behaviour.md §7.5): the PVC of a persistent one and
+ * the Deployment. Its Pod is laid out as the plan's `pod` says (per level, src/model/pod-layout.ts):
+ * a Container's VNC desktop in websockify + Xvnc sidecars beside the app (2e8aeb9), or the app alone
+ * serving its web UI, as a Standalone's does. The Deployment has 1 replica
  * while the plan's workload runs, else 0 (a stopped ephemeral one runs on under
  * `stoppedEphemeral: keep-running`, docs/behaviour.md Decision 9).
  */
@@ -43,7 +45,6 @@ export class ContainerEnvironment extends Construct {
     const cfg = props.config;
     const sidecar = (image: string) => `${image}:${cfg.containerEnvSidecarsTag}`;
     const dataPath = env.containerStartupOptions?.contentPath || DEFAULT_DATA_PATH;
-    const appPath = `${plan.basePath}/app`;
 
     if (plan.persistent) {
       new k8s.KubePersistentVolumeClaim(this, 'pvc', {
@@ -79,6 +80,7 @@ export class ContainerEnvironment extends Construct {
       : [];
 
     const res = plan.containerResources!;
+    const pod = plan.pod!;
     const app: k8s.Container = {
       name: env.name,
       image: env.image,
@@ -87,17 +89,17 @@ export class ContainerEnvironment extends Construct {
         // containerName as upstream sets it (its own name): the pod template must match upstream's.
         { name: 'CROWNLABS_CPU_REQUESTS', valueFrom: { resourceFieldRef: { containerName: env.name, resource: 'requests.cpu', divisor: k8s.Quantity.fromString('0') } } },
         { name: 'CROWNLABS_CPU_LIMITS', valueFrom: { resourceFieldRef: { containerName: env.name, resource: 'limits.cpu', divisor: k8s.Quantity.fromString('0') } } },
-        ...(plan.isStandalone
+        ...(pod.appServesGui
           ? [
-              { name: 'CROWNLABS_BASE_PATH', value: appPath },
+              { name: 'CROWNLABS_BASE_PATH', value: pod.appPath },
               { name: 'CROWNLABS_LISTEN_PORT', value: '6080' },
             ]
           : []),
       ],
-      ...(plan.isStandalone
+      ...(pod.appServesGui
         ? {
             ports: [{ name: 'gui', containerPort: 6080, protocol: 'TCP' }],
-            readinessProbe: { httpGet: { port: k8s.IntOrString.fromString('gui'), path: env.rewriteURL ? '/' : appPath }, ...READINESS_PROBE_BASE },
+            readinessProbe: { httpGet: { port: k8s.IntOrString.fromString('gui'), path: pod.readinessPath }, ...READINESS_PROBE_BASE },
           }
         : {}),
       volumeMounts: [{ name: PERSISTENT_VOLUME, mountPath: dataPath }, ...(plan.nfs ? [myDriveVolumeMount()] : [])],
@@ -110,7 +112,7 @@ export class ContainerEnvironment extends Construct {
       securityContext: restrictiveSecurityContext(),
     };
 
-    const containers: k8s.Container[] = plan.isContainer
+    const containers: k8s.Container[] = pod.vncSidecars
       ? [
           {
             name: 'websockify',
@@ -127,7 +129,7 @@ export class ContainerEnvironment extends Construct {
             ],
             args: [
               '--http-addr=:6080',
-              `--base-path=${appPath}`,
+              `--base-path=${pod.appPath}`,
               '--metrics-addr=:9090',
               `--show-controls=${!env.disableControls}`,
               `--instmetrics-server-endpoint=${cfg.containerEnvInstmetricsServerEndpoint}`,

@@ -8,6 +8,7 @@ import { instanceObjectLabels, instanceSelectorLabels, LABEL, type InstanceIdent
 import { statusCheckUrl } from './customization-urls.ts';
 import { LEVEL_RENDERING, type GuiRoute, type LevelRendering, type ServicePort, type VolumeMode } from './level-rendering.ts';
 import { CHILDREN_LEVEL_ANNOTATION, childrenLevel, type ApiLevel } from '../inputs/api-level.ts';
+import { CONTAINER_POD_LAYOUT, containerPodPlan, type ContainerPodPlan } from './pod-layout.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, tenantNamespaceName } from './naming.ts';
@@ -55,6 +56,8 @@ export interface EnvironmentPlan {
   url?: string;
   vmResources?: ComputeResources;
   containerResources?: ComputeResources;
+  /** Container and Standalone: how the Deployment's Pod is laid out and the paths its app serves (CONTAINER_POD_LAYOUT). */
+  pod?: ContainerPodPlan;
   /** The MyDrive share to mount, when the environment asks for it and it is known. */
   nfs?: NfsShare;
   /** Node labels the VMI or Pod is scheduled by (docs/behaviour.md §16.3); absent when none. */
@@ -233,6 +236,8 @@ export function planInstance(
     return { problems };
   }
   const rendering = LEVEL_RENDERING[renderedAt];
+  // The Pods' layout follows the level the children are rendered at, as LEVEL_RENDERING does.
+  const podLayout = CONTAINER_POD_LAYOUT[renderedAt];
   const nodeSelector = nodeSelectorOf(instance, template);
   for (const [i, env] of envs.entries()) {
     if (env.environmentType !== 'LocalVM') continue;
@@ -277,6 +282,7 @@ export function planInstance(
       url: exposed && route ? `https://${host}${route.urlPath}` : undefined,
       vmResources: isVM ? virtualMachineResources(env.resources) : undefined,
       containerResources: isVM ? undefined : containerResources(env.resources),
+      ...(isVM ? {} : { pod: containerPodPlan(podLayout, basePath, { isContainer, rewriteURL: env.rewriteURL }) }),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(isVM && env.persistent ? persistentVmParts(rendering, env, namespace, name, observed) : {}),

@@ -37,7 +37,10 @@ export function virtualMachineResources(res: EnvironmentResources): ComputeResou
   };
 }
 
-/** Container resources (docs/behaviour.md §7.5): no overheads, cpu limit = the cores. */
+/**
+ * Container resources (docs/behaviour.md §7.5): no overheads, cpu limit = the cores; the
+ * environment's `otherResources` (e62be9e) both requested and limited, as upstream gives them.
+ */
 export function containerResources(res: EnvironmentResources): ComputeResources {
   const memory = canonicalQuantity(res.memory);
   return {
