@@ -67,10 +67,10 @@ describe('§16.3 upstream samples of e62be9e render', () => {
     const objects = renderAll(composition).flatMap((s) => s.objects);
     const workloads = objects.filter((o) => ['VirtualMachineInstance', 'VirtualMachine', 'Deployment'].includes(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
     expect(workloads.sort()).toEqual([
-      'Deployment/instance-jupyterlab',
-      'Deployment/instance-vscode-c-cpp-persistent',
-      'Deployment/instance-vscode-python-proxyenabled',
-      'VirtualMachineInstance/green-tea-6831',
+      'Deployment/instance-jupyterlab-jupyter-env',
+      'Deployment/instance-vscode-c-cpp-persistent-vscode-env',
+      'Deployment/instance-vscode-python-proxyenabled-vscode-env',
+      'VirtualMachineInstance/green-tea-6831-green-tea-1',
     ]);
   });
 });
@@ -85,6 +85,52 @@ describe('§16.3 several environments: the e62be9e schema keys them by name, at 
     const eleven = Array.from({ length: 11 }, (_, i) => env(`env-${i}`));
     expect(parsedAt(lab({ env: eleven }), 'e62be9e').problems.some((p) => p.severity === 'error' && /environmentList/.test(p.field ?? p.message))).toBe(true);
     expect(parsedAt(lab({ env: [env('Bad_Name')] }), 'e62be9e').problems.some((p) => p.severity === 'error')).toBe(true);
+  });
+});
+
+describe("§16.3 children's names, labels and routes as upstream's e62be9e operators render them", () => {
+  const BASE = '/instance/00000000-0000-4000-8000-000000000001/env0';
+  const ingressOf = (r: ReturnType<typeof renderAt>) => r.objects.find((o) => o.kind === 'Ingress');
+  const ENV_LABEL = 'crownlabs.polito.it/environment';
+  it('one environment: every child is N-<env>, labelled and selected by the environment', () => {
+    const r = renderAt(lab({ env: { environmentType: 'Container', guiEnabled: true } }), 'e62be9e');
+    const dep = r.get('Deployment', child('e62be9e'));
+    const svc = r.get('Service', child('e62be9e'));
+    for (const o of [dep, svc, dep.spec.template]) expect(o.metadata.labels[ENV_LABEL]).toBe('env0');
+    expect(dep.spec.selector.matchLabels[ENV_LABEL]).toBe('env0');
+    expect(svc.spec.selector[ENV_LABEL]).toBe('env0');
+    const children = r.objects.filter((o) => ['Deployment', 'Service', 'Ingress'].includes(o.kind));
+    expect(children.map((o) => [o.metadata.name, o.metadata.labels[ENV_LABEL]])).toEqual(children.map(() => [child('e62be9e'), 'env0']));
+  });
+  it.each([
+    ['VirtualMachine', { guiEnabled: true }, `${BASE}/(.*)`, '/$1'],
+    ['Container', { guiEnabled: true }, BASE, undefined],
+    ['Container', { guiEnabled: false }, BASE, undefined],
+    ['Container', { rewriteURL: true }, `${BASE}(/|$)(.*)`, undefined],
+    ['Standalone', { rewriteURL: true }, `${BASE}(/|$)(.*)`, '/$2'],
+    ['Standalone', { guiEnabled: false }, BASE, undefined],
+  ] as const)('%s %j: an Ingress named as its Service, its path and rewrite', (environmentType, env, path, rewrite) => {
+    const ing = ingressOf(renderAt(lab({ env: { environmentType, ...env } }), 'e62be9e'))!;
+    expect(ing.metadata.name).toBe(child('e62be9e'));
+    expect(ing.spec.rules[0].http.paths[0].path).toBe(path);
+    expect(ing.metadata.annotations['nginx.ingress.kubernetes.io/rewrite-target']).toBe(rewrite);
+  });
+  it('a VM without GUI has no Ingress', () => {
+    expect(ingressOf(renderAt(lab({ env: { environmentType: 'VirtualMachine', guiEnabled: false } }), 'e62be9e'))).toBeUndefined();
+  });
+  it('the annotation children-level: 2e8aeb9 renders the children as 2e8aeb9 names them, at e62be9e', () => {
+    const text = lab({ env: { environmentType: 'Container', guiEnabled: true } });
+    const at2e8 = renderAt(text, '2e8aeb9');
+    const kept = renderAt(lab({ env: { environmentType: 'Container', guiEnabled: true }, instanceMeta: { annotations: { 'composer.crownlabs.polito.it/children-level': '2e8aeb9' } } }), 'e62be9e');
+    const names = (r: ReturnType<typeof renderAt>) => r.objects.filter((o) => ['Deployment', 'Service', 'Ingress', 'PersistentVolumeClaim'].includes(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    expect(names(kept)).toEqual(names(at2e8));
+    expect(kept.get('Deployment', N).spec).toEqual(at2e8.get('Deployment', N).spec);
+    expect(kept.get('Service', N).spec).toEqual(at2e8.get('Service', N).spec);
+  });
+  it('an annotation naming no level is an error at the annotation, and nothing of the Instance renders', () => {
+    const r = renderAt(lab({ env: { environmentType: 'Container' }, instanceMeta: { annotations: { 'composer.crownlabs.polito.it/children-level': '2024' } } }), 'e62be9e');
+    expect(r.problems).toContainEqual(expect.objectContaining({ severity: 'error', field: 'metadata.annotations.composer.crownlabs.polito.it/children-level' }));
+    expect(r.objects.some((o) => o.kind === 'Deployment')).toBe(false);
   });
 });
 

@@ -87,6 +87,19 @@ describe('level migration 2e8aeb9 → e62be9e', () => {
     expect(m.problems).toEqual([expect.objectContaining({ severity: 'error', field: 'spec.environmentList', message: expect.stringMatching(/^11 environments/) })]);
   });
 
+  it('every Instance is annotated to keep the children it has (2e8aeb9 names, selectors, Services); one already annotated keeps its value', () => {
+    const KEY = 'composer.crownlabs.polito.it/children-level';
+    const m = migrateObject(instance());
+    expect(m.after.metadata.annotations).toEqual({ [KEY]: '2e8aeb9' });
+    expect(m.moves).toContainEqual({ to: `metadata.annotations.${KEY}`, note: '2e8aeb9: its children keep their names' });
+    expect(m.problems).toEqual([]);
+    const annotated = instance();
+    annotated.metadata.annotations = { [KEY]: 'e62be9e', other: 'x' };
+    const again = migrateObject(annotated);
+    expect(again.after.metadata.annotations).toEqual({ [KEY]: 'e62be9e', other: 'x' });
+    expect(again.moves.some((mv) => mv.to?.startsWith('metadata.annotations'))).toBe(false);
+  });
+
   it('Instance customizationUrls.statusCheck becomes spec.statusCheckUrl', () => {
     const m = migrateObject(instance({ customizationUrls: { statusCheck: 'https://check' } }));
     expect(spec(m.after).customizationUrls).toBeUndefined();
