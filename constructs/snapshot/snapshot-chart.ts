@@ -10,6 +10,8 @@ export interface SnapshotChartProps {
   readonly snapshot: InstanceSnapshot;
   /** Its Instance (the tenant name gives the image folder). */
   readonly instance: Instance;
+  /** The PVC of the snapshotted environment's VM (`environmentChildName`). */
+  readonly claimName: string;
   readonly config: Pick<ComposerConfig, 'vmRegistry' | 'vmRegistrySecret' | 'containerExportImg' | 'containerKanikoImg'>;
   /** Image tag, `snapshotTag(now)` when the Job is first built: the clock stays outside the composition. */
   readonly tag: string;
@@ -32,7 +34,7 @@ export class SnapshotChart extends Chart {
     super(scope, id, { namespace: snapshot.metadata.namespace, labels: props.chartLabels, disableResourceNameHashes: true });
     new SnapshotJob(this, 'snapshot-job', {
       name: snapshot.metadata.name,
-      instanceName: snapshot.spec.instanceRef.name,
+      claimName: props.claimName,
       destination: snapshotDestination(config.vmRegistry, instance, snapshot.spec.imageName, props.tag),
       exportImage: config.containerExportImg,
       kanikoImage: config.containerKanikoImg,

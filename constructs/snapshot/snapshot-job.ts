@@ -1,7 +1,6 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { OwnerReference } from '../../src/inputs/types.ts';
-import { canon } from '../../src/model/naming.ts';
 
 /** Mount points and fixed names of the snapshot Job (docs/behaviour.md §9.3). */
 export const SNAPSHOT_JOB = {
@@ -18,8 +17,8 @@ export const SNAPSHOT_JOB = {
 export interface SnapshotJobProps {
   /** Job name: the InstanceSnapshot's name. The namespace is the chart's (the snapshot's). */
   readonly name: string;
-  /** `spec.instanceRef.name`: its canonical name is the persistent VM's PVC, read in this namespace (docs/behaviour.md §14.10). */
-  readonly instanceName: string;
+  /** The persistent VM's PVC (its environment's children name), read in this namespace (docs/behaviour.md §9.3, §14.10). */
+  readonly claimName: string;
   /** kaniko `--destination`, `<vmRegistry>/<imagedir>/<imageName>:<tag>` (see snapshotDestination). */
   readonly destination: string;
   /** `--container-export-img`, used verbatim (no sidecar tag appended). */
@@ -49,7 +48,7 @@ export interface SnapshotJobProps {
 export class SnapshotJob extends Construct {
   constructor(scope: Construct, id: string, props: SnapshotJobProps) {
     super(scope, id);
-    const pvc = canon(props.instanceName);
+    const pvc = props.claimName;
     const q = (v: string) => k8s.Quantity.fromString(v);
     new k8s.KubeJob(this, 'job', {
       metadata: {

@@ -9,6 +9,7 @@ import type { Problem } from '../inputs/problems.ts';
 import { objectKey, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
 import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
 import { planInstance, type InstancePlan } from '../model/instance-plan.ts';
+import { environmentChildName } from '../model/level-rendering.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
@@ -240,13 +241,14 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       notice(snapshot, `skipped: ${problem}`);
       continue;
     }
-    const { instance } = request;
+    const { instance, template, environment } = request;
+    const claimName = environmentChildName(instance, environment.name, template.spec.environmentList.length, inventory.level);
     const tag = tagOf(snapshot);
     units.push({
       id: unitId(parent),
       parent,
       dependsOn,
-      build: (app) => new SnapshotChart(app, 'snapshot', { snapshot, instance, config, tag, chartLabels: composerLabels(parent) }),
+      build: (app) => new SnapshotChart(app, 'snapshot', { snapshot, instance, claimName, config, tag, chartLabels: composerLabels(parent) }),
     });
   }
 

@@ -37,7 +37,7 @@ describe('rendered bastion and snapshot objects pass the API server\'s validatio
       spec: { instanceRef: { name: 'vm.one', namespace: ns }, imageName: 'my-image' },
     } as InstanceSnapshot;
     const config = { vmRegistry: 'registry.example', vmRegistrySecret: 'push-secret', containerExportImg: 'crownlabs/img-exporter', containerKanikoImg: 'gcr.io/kaniko-project/executor' };
-    const objects = new SnapshotChart(Testing.app(), 's', { snapshot, instance, config, tag: snapshotTag(new Date()) }).toJson() as KubeObject[];
+    const objects = new SnapshotChart(Testing.app(), 's', { snapshot, instance, claimName: 'vm-one', config, tag: snapshotTag(new Date()) }).toJson() as KubeObject[];
     const [job] = await dryRunCreate(objects);
     expect((job as any).spec.template.spec.containers[0].args[1]).toMatch(/^--destination=registry\.example\/johndoe\/my-image:\d{8}t\d{6}$/);
   });

@@ -139,7 +139,7 @@ describe('§9.3 image destination and tag', () => {
 describe('§9.3 snapshot Job shape', () => {
   const config = { vmRegistry: 'registry.example', vmRegistrySecret: 'registry-push', containerExportImg: 'crownlabs/img-exporter', containerKanikoImg: 'gcr.io/kaniko-project/executor' };
   const render = (owner?: Any) => {
-    const chart = new SnapshotChart(Testing.app(), 'snap', { snapshot: snapshot(), instance: instance(), config, tag: '20230714t153012', owner });
+    const chart = new SnapshotChart(Testing.app(), 'snap', { snapshot: snapshot(), instance: instance(), claimName: 'green-tea-6831', config, tag: '20230714t153012', owner });
     const objects = chart.toJson() as Any[];
     expect(objects).toHaveLength(1);
     return objects[0];
@@ -231,10 +231,23 @@ describe('§9 compose: one snapshot set per valid request', () => {
     const c = compose(inventoryOf(template(), instance(), snapshot()), config, { ...onlySnapshots, snapshotTag: () => '20230714t153012' });
     expect(c.units.map((u) => u.id)).toEqual([`snapshots/${NS}/snap-1`]);
     const [job] = renderUnit(c.units[0]) as Any[];
-    const direct = new SnapshotChart(Testing.app(), 's', { snapshot: snapshot(), instance: instance(), config, tag: '20230714t153012' }).toJson()[0] as Any;
+    const direct = new SnapshotChart(Testing.app(), 's', { snapshot: snapshot(), instance: instance(), claimName: 'green-tea-6831', config, tag: '20230714t153012' }).toJson()[0] as Any;
     expect(job.spec).toEqual(direct.spec);
     expect(job.metadata.labels[COMPOSER.parentIdLabel]).toBe(parentId({ kind: 'InstanceSnapshot', namespace: NS, name: 'snap-1' }));
     expect(job.metadata.annotations[COMPOSER.parentAnnotation]).toBe(`InstanceSnapshot/${NS}/snap-1`);
+  });
+  it("mounts the PVC of the snapshotted environment's VM, named as the plan names its children", () => {
+    const claimAt = (level: '2e8aeb9' | 'e62be9e', tpl: Template, inst: Instance, snap: InstanceSnapshot) => {
+      const inventory = Inventory.fromObjects([tpl, inst, snap].map((object) => ({ object: object as never, source: { file: 'lab.yaml', document: 1 } })), undefined, level).inventory;
+      const [job] = renderUnit(compose(inventory, { ...config, apiLevel: level }, onlySnapshots).units[0]) as Any[];
+      return job.spec.template.spec.volumes[0].persistentVolumeClaim.claimName;
+    };
+    expect(claimAt('2e8aeb9', template(), instance(), snapshot())).toBe('green-tea-6831');
+    const two = template([env({ name: 'first' }), env({ name: 'second' })]);
+    expect(claimAt('2e8aeb9', two, instance(), snapshot({ environmentRef: { name: 'second' } }))).toBe('green-tea-6831-second');
+    expect(claimAt('e62be9e', template(), instance(), snapshot())).toBe('green-tea-6831-vm');
+    const kept = { ...instance(), metadata: { ...instance().metadata, annotations: { 'composer.crownlabs.polito.it/children-level': '2e8aeb9' } } };
+    expect(claimAt('e62be9e', template(), kept, snapshot())).toBe('green-tea-6831');
   });
   it('without a clock the tag is the request time (creationTimestamp), or 00000000t000000 when unknown', () => {
     const created = { ...snapshot(), metadata: { ...snapshot().metadata, creationTimestamp: '2023-07-14T15:30:12Z' } };
