@@ -30,7 +30,7 @@ import { WEBHOOK_TLS_SECRET } from '../../constructs/platform/controller-shard.t
 import { freePort } from '../support/free-port.ts';
 import { makeServingCert } from '../support/tls.ts';
 import { adminKubeConfig, deleteAll, deleteInstall, rest, serverSideApply, waitFor, type KubeObject } from './cluster.ts';
-import type { RunningController } from './controller-support.ts';
+import { countedWrites, type RunningController } from './controller-support.ts';
 
 /** The install namespace docs/deploy.md uses (`platformNamespace`'s default). */
 export const INSTALL_NAMESPACE = 'crownlabs-composer';
@@ -195,7 +195,7 @@ export async function runInstalledController(config: ComposerConfig, options: In
     handle,
     requests,
     reconciled,
-    writes: () => requests.filter((r) => r.method !== 'GET'),
+    writes: () => countedWrites(requests),
     userName: selfReview.status.userInfo.username,
     args: container.args,
     install: applied,
