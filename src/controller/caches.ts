@@ -19,6 +19,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { childKinds } from './child-kinds.ts';
 import { keptAsChild, type ChildGuardConfig } from './child-guard.ts';
 import { secretDigestProjection } from './secret-digest.ts';
+import { HeadlessPods } from './headless-pods.ts';
 
 /**
  * List page of the Secret informers: a page is read whole, and a Secret may hold up to 1 MiB, so
@@ -53,6 +54,8 @@ export class Caches {
    * and the lookups of a reconcile that stopped before composing): the fan-out of input changes.
    */
   readonly dependencies = new DependencyIndex();
+  /** The Pods of headless Services, kept until their workload moves (e62be9e). */
+  readonly headlessPods = new HeadlessPods();
   readonly tenants: Informer;
   readonly workspaces: Informer;
   readonly templates: Informer;

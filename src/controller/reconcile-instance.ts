@@ -30,6 +30,7 @@ import {
 } from '../model/phase.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { applySet } from './apply-set.ts';
+import type { WorkloadState } from './headless-pods.ts';
 import { writeInstanceStatus } from './status-writes.ts';
 import type { InstanceStatusFacts } from '../model/status-shape.ts';
 import type { Caches } from './caches.ts';
@@ -194,8 +195,8 @@ export const HEADLESS_IP_API_ACCESS: Readonly<Record<ApiLevel, readonly ApiAcces
 
 /**
  * The Pods each environment's headless Service selects, by environment (child) name. A Service
- * with a cluster IP needs none, so only e62be9e's headless Services cost a request; Pods are not
- * watched, as the Deployment or VMI a Pod's readiness moves brings the reconcile that reads them.
+ * with a cluster IP needs none, so only e62be9e's headless Services cost a request, and only when
+ * the Deployment or VMI that owns them moved (src/controller/headless-pods.ts).
  */
 async function headlessServicePods(ctx: ControllerContext, namespace: string, plan: InstancePlan, childOf: ChildLookup): Promise<Map<string, PodState[]>> {
   const out = new Map<string, PodState[]>();
@@ -204,8 +205,9 @@ async function headlessServicePods(ctx: ControllerContext, namespace: string, pl
     const selector = Object.entries(spec.selector ?? {});
     if (spec.clusterIP !== 'None' || selector.length === 0) continue;
     const labelSelector = selector.map(([k, v]) => `${k}=${v}`).join(',');
-    const list = await ctx.client.request<{ items: PodState[] }>('GET', ctx.client.path('v1', 'Pod', namespace), { query: { labelSelector } });
-    out.set(env.name, list.items);
+    const workload = env.isVM ? childOf('kubevirt.io/v1', 'VirtualMachineInstance', env.name) : childOf('apps/v1', 'Deployment', env.name);
+    const list = async () => (await ctx.client.request<{ items: PodState[] }>('GET', ctx.client.path('v1', 'Pod', namespace), { query: { labelSelector } })).items;
+    out.set(env.name, await ctx.caches.headlessPods.pods(`${namespace}/${plan.instance.metadata.name}`, env.name, workload as WorkloadState | undefined, list));
   }
   return out;
 }
@@ -276,7 +278,10 @@ export function watchInstances(caches: Caches, enqueue: (key: string) => void): 
   });
   caches.instances.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
   caches.instances.on((type, obj, old, own) => {
-    if (type === 'delete') caches.dependencies.remove(instanceKey(obj));
+    if (type === 'delete') {
+      caches.dependencies.remove(instanceKey(obj));
+      caches.headlessPods.forget(`${obj.metadata.namespace}/${obj.metadata.name}`);
+    }
     // `own`: the echo of this reconciler's own label patch, already composed from.
     if (own || (type === 'update' && old && !metadataOrSpecChanged(obj, old))) return;
     enqueue(instanceKey(obj));

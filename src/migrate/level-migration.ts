@@ -110,13 +110,6 @@ function migrateInstance(inst: KubeObject, m: ObjectMigration, template: (key: s
   const envName = ((tpl?.spec as Obj | undefined)?.environmentList as Obj[] | undefined)?.[0]?.name as string | undefined;
   const notFound = `the Template ${templateKey} is not in the input, so its first environment's name is unknown`;
 
-  // Its children exist under 2e8aeb9's names, selectors and Services: they keep them, or the move
-  // would recreate every workload (docs/behaviour.md §16.5).
-  const annotations = (inst.metadata.annotations ??= {});
-  if (annotations[CHILDREN_LEVEL_ANNOTATION] === undefined) {
-    annotations[CHILDREN_LEVEL_ANNOTATION] = '2e8aeb9';
-    m.moves.push({ to: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, note: "2e8aeb9: its children keep their names" });
-  }
 
   const urls = spec.customizationUrls as Obj | undefined;
   if (urls) {
@@ -159,6 +152,14 @@ function migrateInstance(inst: KubeObject, m: ObjectMigration, template: (key: s
         problem(m, 'warning', `status.${k}`, `cannot be carried to status.environments[0]: ${notFound}`);
       }
     }
+  }
+
+  // Its children exist under 2e8aeb9's names, selectors and Services: they keep them, or the move
+  // would recreate every workload (docs/behaviour.md §16.3, §16.5).
+  const annotations = (inst.metadata.annotations ??= {});
+  if (annotations[CHILDREN_LEVEL_ANNOTATION] === undefined) {
+    annotations[CHILDREN_LEVEL_ANNOTATION] = '2e8aeb9';
+    m.moves.push({ to: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, note: '2e8aeb9: its children keep their names' });
   }
 }
 

@@ -77,6 +77,7 @@ describe('crownlabs migrate --from-cluster (dry run)', () => {
       '  moved    status.ip → status.environments[0].ip',
       '  moved    status.initialReadyTime → status.environments[0].initialReadyTime',
       '  moved    status.automation → status.environments[0].automation',
+      '  added    metadata.annotations.composer.crownlabs.polito.it/children-level (2e8aeb9: its children keep their names)',
     ]);
     expect(r.stdout).toMatch(/^2 to migrate, 0 unchanged$/m);
     for (const before of objects) {
