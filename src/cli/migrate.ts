@@ -17,6 +17,7 @@ import { formatProblem, type Problem } from '../inputs/problems.ts';
 import { INPUT_KINDS, objectKey, type InputKind, type KubeObject } from '../inputs/types.ts';
 import { e62be9eProblems } from '../migrate/check.ts';
 import { migrateObjects, type ObjectMigration } from '../migrate/level-migration.ts';
+import { statusWrite } from '../migrate/status-write.ts';
 import { holdOutputFolder, writeTreeAtomically } from '../sinks/atomic-tree.ts';
 import { objectFileName } from '../sinks/gitops.ts';
 import { configureOutputLock, DEFAULT_LOCK_TIMEOUT_S } from '../sinks/output-lock.ts';
@@ -310,9 +311,9 @@ function updateBody(obj: KubeObject): KubeObject {
 /**
  * Writes the migrated copies over the live objects. Every update is first sent as a server-side
  * dry run, so a refusal (a conflict, a CRD still at 2e8aeb9, a webhook) writes nothing; then each
- * object is updated with its copy's resourceVersion (409 if it changed since the copy), and an
- * Instance's status, which holds the automation times the controller cannot recompute, through
- * the status subresource.
+ * object is updated with its copy's resourceVersion (409 if it changed since the copy), and its
+ * status through the status subresource when migrate changed it (status-write.ts): an Instance's,
+ * which holds the automation times the controller cannot recompute, or a dropped one cleared.
  */
 async function applyCopy(client: KubeClient, migrations: readonly ObjectMigration[]): Promise<number> {
   let level: ApiLevel;
@@ -345,9 +346,13 @@ async function applyCopy(client: KubeClient, migrations: readonly ObjectMigratio
     try {
       const written = await client.request<KubeObject>('PUT', path(m.after), { body: updateBody(m.after) });
       process.stdout.write(`updated   ${m.after.kind} ${objectKey(m.after)}\n`);
-      if (m.after.kind === 'Instance' && m.after.status !== undefined) {
-        await client.request('PUT', path(m.after, 'status'), { body: { ...updateBody(m.after), metadata: { ...updateBody(m.after).metadata, resourceVersion: written.metadata.resourceVersion } } });
-        process.stdout.write(`updated   ${m.after.kind} ${objectKey(m.after)} status\n`);
+      const status = statusWrite(m);
+      if (status) {
+        // The body without a status clears it (the status subresource replaces the whole stanza).
+        const { status: _, ...cleared } = updateBody(m.after);
+        const body = status === 'set' ? updateBody(m.after) : cleared;
+        await client.request('PUT', path(m.after, 'status'), { body: { ...body, metadata: { ...body.metadata, resourceVersion: written.metadata.resourceVersion } } });
+        process.stdout.write(`${status === 'set' ? 'updated' : 'cleared'}   ${m.after.kind} ${objectKey(m.after)} status\n`);
       }
     } catch (e) {
       failed++;
