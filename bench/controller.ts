@@ -13,7 +13,10 @@
 // paused, SIGSTOP, from the first burst's start until every Instance is applied, then resumed: the
 // burst's requests hold no Ready transitions, as the Go operator's baseline in #16 was measured
 // without kwok), TEST_CLUSTER_DIR (default /tmp/crownlabs-bench-controller), BENCH_KEEP_CLUSTER=1,
-// BENCH_API_LEVEL (the CRDs installed and the lab's shape; the controller follows the CRDs).
+// BENCH_API_LEVEL (the CRDs installed and the lab's shape; the controller follows the CRDs),
+// BENCH_CHILDREN (`new`, the default: the Instances' children rendered at that level, as for
+// Instances created there; `migrated`: as `crownlabs migrate` leaves them, the children-level
+// annotation keeping 2e8aeb9's children, which is what generateLab writes).
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -24,7 +27,7 @@ import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
 import { givenHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
-import { DEFAULT_API_LEVEL } from '../src/inputs/api-level.ts';
+import { CHILDREN_LEVEL_ANNOTATION, DEFAULT_API_LEVEL } from '../src/inputs/api-level.ts';
 import { benchApiLevel } from './level.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,6 +40,8 @@ const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
 const FIRST = Number(process.env.BENCH_FIRST ?? 1000);
 const HOLD_NODES = process.env.BENCH_HOLD_NODES === '1';
 const LEVEL = benchApiLevel();
+const CHILDREN = process.env.BENCH_CHILDREN || 'new';
+if (CHILDREN !== 'new' && CHILDREN !== 'migrated') throw new Error(`BENCH_CHILDREN must be new or migrated, not "${CHILDREN}"`);
 /** 0: the API server and etcd alone, as the issue's Go baseline was measured (no controller-manager, scheduler or kwok: no Ready phase). */
 const PEERS = process.env.BENCH_PEERS !== '0';
 /** Tenants per burst: the first burst's Instances belong to tenants 0–99, the second's to 100–199. */
@@ -399,6 +404,8 @@ try {
   const now = new Date().toISOString();
   // Tenants that logged in keep their personal namespace (docs/behaviour.md §5.3 step 5).
   for (const o of lab) if (o.kind === 'Tenant') (o.spec as { lastLogin?: string }).lastLogin = now;
+  // A burst's Instances are new ones: generateLab's migrated lab pins their children to 2e8aeb9.
+  if (CHILDREN === 'new') for (const o of lab) if (o.kind === 'Instance') delete (o.metadata.annotations as Record<string, string> | undefined)?.[CHILDREN_LEVEL_ANNOTATION];
   const of = (kind: string) => lab.filter((o) => o.kind === kind);
   const tenantOf = (o: KubeObject) => Number(o.metadata.namespace!.slice('tenant-user-'.length));
   const allInstances = of('Instance');
@@ -593,7 +600,7 @@ function writeResults(): void {
 ## Apply-controller on the test cluster (\`npm run bench:controller\`)
 
 Written by bench/controller.ts: a real kube-apiserver + etcd (scripts/test-cluster) on the same
-machine, ${LEVEL === DEFAULT_API_LEVEL ? '' : `the CRDs at API level **${LEVEL}**, `}the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
+machine, ${LEVEL === DEFAULT_API_LEVEL ? '' : `the CRDs at API level **${LEVEL}** (the Instances' children: ${CHILDREN === 'new' ? "the level's" : "2e8aeb9's, as migrated"}), `}the controller in its own process, client QPS **${QPS}** / burst **${BURST}**,
 **${WORKERS}** workers (\`--max-concurrent-reconciles\`). Lab: generate-lab.ts (${WORKSPACES} workspaces,
 ${TENANTS} tenants, 7 template flavours: VMs, persistent VMs, CloudVMs, containers, standalone, exam;
 one Instance in five stopped; workspace quotas raised so that every tenant's quota admits its
