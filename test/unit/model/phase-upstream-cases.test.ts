@@ -80,27 +80,30 @@ const quotaExceededDeployment = (replicas: number, readyReplicas: number): Deplo
 /** Being deleted, with neither spec nor status. */
 const deletedDeployment: DeploymentState = { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } };
 
+/** Upstream's RetrievePhaseFromVM Entries, the same at both levels. */
+const VM_PHASE_ROWS: [upstreamEntry: string, vm: VirtualMachineState, vmi: VirtualMachineInstanceState | undefined, expected: InstancePhase][] = [
+  // Entry "When the VM is starting"
+  ['When the VM is starting', vmIn('Starting'), vmiIn('Pending'), 'Starting'],
+  // Entry "When the VM has exceeded resource quota"
+  ['When the VM has exceeded resource quota', vmIn('Starting'), quotaExceededVmi, 'ResourceQuotaExceeded'],
+  // Entry "When the VM is provisioning"
+  ['When the VM is provisioning', vmIn('Provisioning'), undefined, 'Importing'],
+  // Entry "When the VM is stopping"
+  ['When the VM is stopping', vmIn('Stopping'), undefined, 'Stopping'],
+  // Entry "When the VM is terminating"
+  ['When the VM is terminating', vmIn('Terminating'), undefined, 'Stopping'],
+  // Entry "When the VM is off"
+  ['When the VM is off', vmIn('Stopped'), undefined, 'Off'],
+  // Entry "When the VM is running" (printableStatus Running, ready false)
+  ['When the VM is running', vmIn('Running'), undefined, 'Running'],
+  // Entry "When the VM is ready"
+  ['When the VM is ready', readyVm, undefined, 'Ready'],
+  // Entry "When the VM status is unknown": an unmapped printableStatus leaves the phase unset
+  ['When the VM status is unknown', vmIn('Unknown'), undefined, ''],
+];
+
 describe('upstream "Status Inspection" / RetrievePhaseFromVM: persistent VM phase (§7.4)', () => {
-  const rows: [upstreamEntry: string, vm: VirtualMachineState, vmi: VirtualMachineInstanceState | undefined, expected: InstancePhase][] = [
-    // Entry "When the VM is starting"
-    ['When the VM is starting', vmIn('Starting'), vmiIn('Pending'), 'Starting'],
-    // Entry "When the VM has exceeded resource quota"
-    ['When the VM has exceeded resource quota', vmIn('Starting'), quotaExceededVmi, 'ResourceQuotaExceeded'],
-    // Entry "When the VM is provisioning"
-    ['When the VM is provisioning', vmIn('Provisioning'), undefined, 'Importing'],
-    // Entry "When the VM is stopping"
-    ['When the VM is stopping', vmIn('Stopping'), undefined, 'Stopping'],
-    // Entry "When the VM is terminating"
-    ['When the VM is terminating', vmIn('Terminating'), undefined, 'Stopping'],
-    // Entry "When the VM is off"
-    ['When the VM is off', vmIn('Stopped'), undefined, 'Off'],
-    // Entry "When the VM is running" (printableStatus Running, ready false)
-    ['When the VM is running', vmIn('Running'), undefined, 'Running'],
-    // Entry "When the VM is ready"
-    ['When the VM is ready', readyVm, undefined, 'Ready'],
-    // Entry "When the VM status is unknown": an unmapped printableStatus leaves the phase unset
-    ['When the VM status is unknown', vmIn('Unknown'), undefined, ''],
-  ];
+  const rows = VM_PHASE_ROWS;
   it.each(rows)('%s', (_entry, vm, vmi, expected) => {
     expect(virtualMachinePhase(vm, vmi)).toBe(expected);
   });
@@ -203,16 +206,8 @@ describe('upstream Instance controller: the Instance phase when every environmen
 
 describe('e62be9e: upstream "Status Inspection" / RetrievePhaseFromVM, and the printableStatus e62be9e added', () => {
   // The same Entries as at 2e8aeb9 give the same phases through e62be9e's rules.
-  const rows: [upstreamEntry: string, vm: VirtualMachineState, vmi: VirtualMachineInstanceState | undefined, expected: InstancePhase][] = [
-    ['When the VM is starting', vmIn('Starting'), vmiIn('Pending'), 'Starting'],
-    ['When the VM has exceeded resource quota', vmIn('Starting'), quotaExceededVmi, 'ResourceQuotaExceeded'],
-    ['When the VM is provisioning', vmIn('Provisioning'), undefined, 'Importing'],
-    ['When the VM is stopping', vmIn('Stopping'), undefined, 'Stopping'],
-    ['When the VM is terminating', vmIn('Terminating'), undefined, 'Stopping'],
-    ['When the VM is off', vmIn('Stopped'), undefined, 'Off'],
-    ['When the VM is running', vmIn('Running'), undefined, 'Running'],
-    ['When the VM is ready', readyVm, undefined, 'Ready'],
-    ['When the VM status is unknown', vmIn('Unknown'), undefined, ''],
+  const rows: typeof VM_PHASE_ROWS = [
+    ...VM_PHASE_ROWS,
     // Not an upstream Entry: e62be9e's RetrievePhaseFromVM maps VirtualMachineStatusWaitingForVolumeBinding
     // with Provisioning (a DataVolume not yet bound); 2e8aeb9 leaves it unset.
     ['a VM waiting for its volume binding', vmIn('WaitingForVolumeBinding'), undefined, 'Importing'],
