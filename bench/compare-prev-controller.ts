@@ -9,7 +9,8 @@
 // At e62be9e it runs both the migrated lab generateLab writes (its Instances' children pinned to
 // 2e8aeb9 by the children-level annotation) and the same Instances new there (BENCH_CHILDREN).
 // Each tree's bench/RESULTS.md is put back as it was (bench:controller rewrites its section).
-// Prints each run as a JSON line on stderr, then a Markdown table of medians on stdout.
+// Prints each run as a JSON line on stderr, then a Markdown table of medians on stdout (with the
+// audit log's `list pods`, in the burst and in the whole run).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,10 @@ interface Sample {
   readyRequestsPerInstance?: number;
   resyncWrites?: number;
   load: string;
+  /** `list pods` in the burst's audit log (e62be9e's headless Services read their Pods). */
+  listPodsBurst?: number;
+  /** `list pods` in the whole run's audit log (burst, Ready phase and resync). */
+  listPodsRun?: number;
   /** The whole bench:controller run, cluster start and stop included. */
   runS?: number;
 }
@@ -77,6 +82,7 @@ function parse(v: Variant, stderr: string): Sample {
     readyS: ready ? Number(ready[1]) / 1000 : undefined,
     readyRequestsPerInstance: readyAudit ? +(readyAudit.total / Number(FIRST)).toFixed(2) : undefined,
     resyncWrites: resync ? Number(resync.writes) : undefined,
+    listPodsBurst: Number((burst.byVerb as Record<string, number> | undefined)?.['list pods'] ?? 0),
     load: String(burst.load),
   };
 }
@@ -97,13 +103,18 @@ function run(v: Variant, round: number): Sample {
     maxBuffer: 1 << 28,
     env: { ...process.env, BENCH_API_LEVEL: v.level, BENCH_CHILDREN: v.children ?? '', TEST_CLUSTER_DIR: clusterDir, BENCH_DEFAULT_BURST: '0', BENCH_FIRST: FIRST, BENCH_TOTAL: FIRST, BENCH_KEEP_CLUSTER: '' },
   });
+  // The audit log outlives the stop: count the whole run's Pod lists before the folder goes.
+  const audit = join(clusterDir, 'logs', 'audit.log');
+  const listPodsRun = existsSync(audit)
+    ? readFileSync(audit, 'utf8').split('\n').filter((l) => l.includes('"verb":"list"') && l.includes('"resource":"pods"')).length
+    : undefined;
   // bench:controller stops its cluster in a finally; stop again in case it died before (idempotent).
   if (existsSync(clusterDir)) {
     spawnSync(join(v.root, 'scripts', 'test-cluster'), ['stop'], { env: { ...process.env, TEST_CLUSTER_DIR: clusterDir }, stdio: 'ignore' });
     rmSync(clusterDir, { recursive: true, force: true });
   }
   if (r.status !== 0) throw new Error(`${v.name}: bench:controller exited ${r.status}:\n${(r.stderr ?? '').slice(-4000)}`);
-  return { ...parse(v, r.stderr), runS: Math.round((Date.now() - t0) / 1000) };
+  return { ...parse(v, r.stderr), listPodsRun, runS: Math.round((Date.now() - t0) / 1000) };
 }
 
 try {
@@ -138,6 +149,8 @@ const rows: [string, (s: Sample) => number | undefined, number][] = [
   ['every running Instance Ready, s after the burst began', (s) => s.readyS, 1],
   ['requests per Instance until Ready', (s) => s.readyRequestsPerInstance, 2],
   ['resync writes', (s) => s.resyncWrites, 0],
+  ['`list pods` in the burst (audit log)', (s) => s.listPodsBurst, 0],
+  ['`list pods` in the whole run (audit log)', (s) => s.listPodsRun, 0],
 ];
 process.stdout.write(`${ROUNDS} rounds of ${FIRST} Instances; load average (1, 5, 15 min) at the start and after each round: ${loads.join('; ')}\n\n`);
 process.stdout.write(`| burst of ${FIRST}, median (range) of ${ROUNDS} | ${variants.map((v) => v.name).join(' | ')} |\n|---|${variants.map(() => '---|').join('')}\n`);
