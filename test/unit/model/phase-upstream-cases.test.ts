@@ -185,19 +185,21 @@ describe('upstream Instance controller: an ephemeral VM of a stopped Instance is
   });
 });
 
+// e62be9e's Instance controller tests reconcile Templates with several environments of one kind;
+// each It asserts every environment's phase and the Instance's, which is that same phase.
+const SAME_PHASE_ROWS: [upstreamCase: string, phase: InstancePhase][] = [
+  // Context "The instance is standalone based" / It "Should correctly reconcile the instance": stopped
+  ['stopped environments → Off', 'Off'],
+  // ... and then running, Deployments not ready
+  ['starting environments → Starting', 'Starting'],
+  // Context "The instance is VM based" / "the environment is persistent": VMs without a printableStatus
+  ['environments without a phase → unset', ''],
+  // ... and then running, printableStatus Running (persistent) or VMI Running (ephemeral)
+  ['running environments → Running', 'Running'],
+];
+
 describe('upstream Instance controller: the Instance phase when every environment has the same phase', () => {
-  // e62be9e's Instance controller tests reconcile Templates with several environments of one kind;
-  // each It asserts every environment's phase and the Instance's, which is that same phase.
-  const rows: [upstreamCase: string, phase: InstancePhase][] = [
-    // Context "The instance is standalone based" / It "Should correctly reconcile the instance": stopped
-    ['stopped environments → Off', 'Off'],
-    // ... and then running, Deployments not ready
-    ['starting environments → Starting', 'Starting'],
-    // Context "The instance is VM based" / "the environment is persistent": VMs without a printableStatus
-    ['environments without a phase → unset', ''],
-    // ... and then running, printableStatus Running (persistent) or VMI Running (ephemeral)
-    ['running environments → Running', 'Running'],
-  ];
+  const rows = SAME_PHASE_ROWS;
   it.each(rows)('%s', (_case, phase) => {
     expect(aggregatePhase([phase, phase])).toBe(phase);
     expect(aggregatePhase([phase])).toBe(phase);
@@ -222,12 +224,7 @@ describe('e62be9e: upstream "Status Inspection" / RetrievePhaseFromVM, and the p
 
 describe('e62be9e: upstream Instance controller, the Instance phase when every environment has the same phase', () => {
   // The same Its as above (Templates with several environments of one kind), through calculateInstancePhase's rules.
-  const rows: [upstreamCase: string, phase: InstancePhase][] = [
-    ['stopped environments → Off', 'Off'],
-    ['starting environments → Starting', 'Starting'],
-    ['environments without a phase → unset', ''],
-    ['running environments → Running', 'Running'],
-  ];
+  const rows = SAME_PHASE_ROWS;
   it.each(rows)('%s', (_case, phase) => {
     expect(PHASE_RULES.e62be9e.instance([phase, phase])).toBe(phase);
     expect(PHASE_RULES.e62be9e.instance([phase])).toBe(phase);
