@@ -2,13 +2,15 @@ import { Inventory } from '../../src/inputs/inventory.ts';
 import { parseInputText } from '../../src/inputs/parse.ts';
 import type { Problem } from '../../src/inputs/problems.ts';
 import type { KubeObject } from '../../src/inputs/types.ts';
-import { compose, renderAll, type RenderedSet } from '../../src/compose/compose.ts';
+import { compose, renderAll, type ComposeOptions, type RenderedSet } from '../../src/compose/compose.ts';
 import { defaultConfig, type ComposerConfig } from '../../src/config/config.ts';
+import type { ApiLevel } from '../../src/inputs/api-level.ts';
+import { validateRenderedSets } from '../../src/validate/validator.ts';
 
-/** Builds an inventory from YAML text, failing loudly on any input error (tests give good input). */
-export function inventoryFrom(yamlText: string): Inventory {
-  const parsed = parseInputText(yamlText, 'test.yaml');
-  const { inventory, problems } = Inventory.fromObjects(parsed.objects);
+/** Builds an inventory from YAML text at `level`, failing loudly on any input error (tests give good input). */
+export function inventoryFrom(yamlText: string, level?: ApiLevel): Inventory {
+  const parsed = parseInputText(yamlText, 'test.yaml', level);
+  const { inventory, problems } = Inventory.fromObjects(parsed.objects, undefined, level);
   const errors = [...parsed.problems, ...problems].filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`bad test input: ${JSON.stringify(errors, null, 2)}`);
   return inventory;
@@ -22,6 +24,7 @@ export function testConfig(overrides: Partial<ComposerConfig> = {}): ComposerCon
 }
 
 export interface Rendered {
+  inventory: Inventory;
   sets: RenderedSet[];
   objects: KubeObject[];
   problems: Problem[];
@@ -29,13 +32,26 @@ export interface Rendered {
   get(kind: string, name: string, namespace?: string): KubeObject;
 }
 
-export function render(yamlText: string, config: ComposerConfig = testConfig()): Rendered {
-  const composition = compose(inventoryFrom(yamlText), config);
+export interface RenderOptions {
+  compose?: ComposeOptions;
+  /** Every rendered object must pass the vendored schemas (a field in the wrong place fails the test). */
+  schemas?: boolean;
+}
+
+/** Renders YAML text at the config's API level. */
+export function render(yamlText: string, config: ComposerConfig = testConfig(), options: RenderOptions = {}): Rendered {
+  const inventory = inventoryFrom(yamlText, config.apiLevel);
+  const composition = compose(inventory, config, options.compose);
   const sets = renderAll(composition);
+  if (options.schemas) {
+    const schemaErrors = validateRenderedSets(sets).problems.filter((p) => p.severity === 'error');
+    if (schemaErrors.length) throw new Error(`rendered objects fail their schemas: ${JSON.stringify(schemaErrors, null, 2)}`);
+  }
   const objects = sets.flatMap((s) => s.objects);
   const find = (kind: string, name: string, namespace?: string) =>
     objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
   return {
+    inventory,
     sets,
     objects,
     problems: composition.problems,

@@ -5,13 +5,9 @@
 // at both levels, as upstream names them. MyDrive is off (upstream mounts it from a mirror PVC,
 // which is not rendered here).
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../../src/inputs/inventory.ts';
-import { parseInputText } from '../../../src/inputs/parse.ts';
 import type { ApiLevel } from '../../../src/inputs/api-level.ts';
-import { compose, renderAll } from '../../../src/compose/compose.ts';
 import type { ComposerConfig } from '../../../src/config/config.ts';
-import { validateRenderedSets } from '../../../src/validate/validator.ts';
-import { lab, testConfig } from '../../support/lab.ts';
+import { lab, render, testConfig } from '../../support/lab.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -22,18 +18,9 @@ const BASE = `/instance/${UID}/desk`;
 const RESOURCES = { cpu: 2, reservedCPUPercentage: 25, memory: '1250M' };
 
 function renderAt(text: string, level: ApiLevel = 'e62be9e', config: Partial<ComposerConfig> = {}) {
-  const parsed = parseInputText(text, 'test.yaml', level);
-  const { inventory, problems } = Inventory.fromObjects(parsed.objects, undefined, level);
-  const errors = [...parsed.problems, ...problems].filter((p) => p.severity === 'error');
-  if (errors.length) throw new Error(`bad test input: ${JSON.stringify(errors, null, 2)}`);
-  const composition = compose(inventory, testConfig({ apiLevel: level, ...config }));
-  const sets = renderAll(composition);
   // Every rendered object passes the vendored schemas (an extended resource key, a misplaced field).
-  const schemaErrors = validateRenderedSets(sets).problems.filter((p) => p.severity === 'error');
-  if (schemaErrors.length) throw new Error(`rendered objects fail their schemas: ${JSON.stringify(schemaErrors, null, 2)}`);
-  const objects = sets.flatMap((s) => s.objects) as Any[];
-  const get = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
-  return { get, objects };
+  const r = render(text, testConfig({ apiLevel: level, ...config }), { schemas: true });
+  return { get: (kind: string, name: string) => r.find(kind, name) as Any, objects: r.objects as Any[] };
 }
 
 /** The environment under test (`desk`) and a second one, so that names and paths are upstream's. */

@@ -13,8 +13,7 @@ import { instanceOwnLabels, nodeSelectorOf, observedMacAddress } from '../../../
 import { SNAPSHOT_PHASES } from '../../../src/model/snapshot.ts';
 import { parseLifespan, templateLifespan } from '../../../src/model/automation.ts';
 import { crdsDir } from '../../../src/paths.ts';
-import { validateRenderedSets } from '../../../src/validate/validator.ts';
-import { lab, testConfig } from '../../support/lab.ts';
+import { lab, render, testConfig } from '../../support/lab.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -26,21 +25,8 @@ function parsedAt(text: string, level: ApiLevel) {
 }
 
 function renderAt(text: string, level: ApiLevel, options: ComposeOptions = {}) {
-  const { inventory, problems: inputProblems } = parsedAt(text, level);
-  const inputErrors = inputProblems.filter((p) => p.severity === 'error');
-  if (inputErrors.length) throw new Error(`bad test input: ${JSON.stringify(inputErrors, null, 2)}`);
-  const composition = compose(inventory, testConfig({ apiLevel: level }), options);
-  const sets = renderAll(composition);
-  const objects = sets.flatMap((s) => s.objects) as Any[];
-  const get = (kind: string, name: string) => {
-    const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
-    if (!o) throw new Error(`no ${kind}/${name} among ${objects.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
-    return o;
-  };
-  // Every rendered object must pass the vendored schemas (a field in the wrong place is an error).
-  const schemaErrors = validateRenderedSets(sets).problems.filter((p) => p.severity === 'error');
-  if (schemaErrors.length) throw new Error(`rendered objects fail their schemas: ${JSON.stringify(schemaErrors, null, 2)}`);
-  return { objects, get, problems: composition.problems, inventory };
+  const r = render(text, testConfig({ apiLevel: level }), { compose: options, schemas: true });
+  return { ...r, objects: r.objects as Any[], get: (kind: string, name: string) => r.get(kind, name) as Any };
 }
 
 const N = 'inst-one';

@@ -12,16 +12,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cloudInitUserData } from '../../../constructs/instance/cloud-init.ts';
-import { compose, renderAll } from '../../../src/compose/compose.ts';
 import { renderSubmissionJob } from '../../../src/compose/submission.ts';
 import type { ComposerConfig } from '../../../src/config/config.ts';
 import type { ApiLevel } from '../../../src/inputs/api-level.ts';
-import { Inventory } from '../../../src/inputs/inventory.ts';
-import { parseInputText } from '../../../src/inputs/parse.ts';
-import type { Instance, KubeObject } from '../../../src/inputs/types.ts';
+import type { Instance } from '../../../src/inputs/types.ts';
 import { COMPOSER } from '../../../src/model/labels.ts';
-import { validateRenderedSets } from '../../../src/validate/validator.ts';
-import { lab, testConfig } from '../../support/lab.ts';
+import { lab, render, testConfig } from '../../support/lab.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -39,15 +35,8 @@ type LabOptions = Parameters<typeof lab>[0];
  */
 function renderAt(level: ApiLevel, opts: LabOptions, config: Partial<ComposerConfig> = {}) {
   const envs = (Array.isArray(opts.env) ? opts.env : [opts.env]).map((e) => ({ image: IMAGE, resources: RESOURCES, mountMyDriveVolume: false, ...e }));
-  const parsed = parseInputText(lab({ ...opts, env: envs }), 'test.yaml', level);
-  const { inventory, problems } = Inventory.fromObjects(parsed.objects, undefined, level);
-  const inputErrors = [...parsed.problems, ...problems].filter((p) => p.severity === 'error');
-  if (inputErrors.length) throw new Error(`bad test input: ${JSON.stringify(inputErrors, null, 2)}`);
-  const composition = compose(inventory, testConfig({ apiLevel: level, ...config }));
-  const sets = renderAll(composition);
-  const schemaErrors = validateRenderedSets(sets).problems.filter((p) => p.severity === 'error');
-  if (schemaErrors.length) throw new Error(`rendered objects fail their schemas: ${JSON.stringify(schemaErrors, null, 2)}`);
-  const objects = sets.flatMap((s) => s.objects) as Any[];
+  const r = render(lab({ ...opts, env: envs }), testConfig({ apiLevel: level, ...config }), { schemas: true });
+  const objects = r.objects as Any[];
   const ofInstance = objects.filter((o) => o.metadata.labels?.[COMPOSER.parentKindLabel] === 'Instance');
   /** The one object of `kind` the Instance renders (its environment's, with one environment). */
   const one = (kind: string): Any => {
@@ -56,8 +45,7 @@ function renderAt(level: ApiLevel, opts: LabOptions, config: Partial<ComposerCon
     return found[0];
   };
   const kinds = () => ofInstance.map((o) => o.kind).sort();
-  const named = (kind: string, name: string, namespace?: string): Any => objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace));
-  return { objects, ofInstance, one, kinds, named, problems: composition.problems };
+  return { objects, ofInstance, one, kinds, named: r.find as (kind: string, name: string, namespace?: string) => Any, problems: r.problems };
 }
 
 const podSpec = (r: ReturnType<typeof renderAt>) => r.one('Deployment').spec.template.spec;
@@ -507,16 +495,8 @@ const COMMON = { ...TARGET, 'crownlabs.polito.it/managed-by': 'tenant' };
 function renderTenant(level: ApiLevel, tenantSpec: Record<string, unknown>, config: Partial<ComposerConfig> = {}) {
   const ws = { apiVersion: 'crownlabs.polito.it/v1alpha1', kind: 'Workspace', metadata: { name: 'test-workspace', labels: TARGET }, spec: { prettyName: 'Test Workspace', quota: { cpu: level === 'e62be9e' ? 8 : '8', memory: '16G', instances: 4 } } };
   const tenant = { apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'Tenant', metadata: { name: 'test-tenant', labels: TARGET }, spec: { firstName: 'Test', lastName: 'Tenant', email: 't@example.com', workspaces: [{ name: 'test-workspace', role: 'user' }], ...tenantSpec } };
-  const parsed = parseInputText([ws, tenant].map((d) => JSON.stringify(d)).join('\n---\n'), 'test.yaml', level);
-  const { inventory, problems } = Inventory.fromObjects(parsed.objects, undefined, level);
-  const errors = [...parsed.problems, ...problems].filter((p) => p.severity === 'error');
-  if (errors.length) throw new Error(`bad test input: ${JSON.stringify(errors)}`);
-  const objects = renderAll(compose(inventory, testConfig({ apiLevel: level, ...config }))).flatMap((s) => s.objects) as Any[];
-  return (kind: string, name: string, namespace?: string): Any => {
-    const o = objects.find((x: KubeObject) => x.kind === kind && x.metadata.name === name && (namespace === undefined || x.metadata.namespace === namespace));
-    if (!o) throw new Error(`no ${kind} ${name} among ${objects.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
-    return o;
-  };
+  const r = render([ws, tenant].map((d) => JSON.stringify(d)).join('\n---\n'), testConfig({ apiLevel: level, ...config }));
+  return (kind: string, name: string, namespace?: string): Any => r.get(kind, name, namespace);
 }
 const RBAC = 'rbac.authorization.k8s.io';
 
