@@ -344,14 +344,15 @@ async function applyCopy(client: KubeClient, migrations: readonly ObjectMigratio
   let failed = 0;
   for (const m of todo) {
     try {
-      const written = await client.request<KubeObject>('PUT', path(m.after), { body: updateBody(m.after) });
+      const body = updateBody(m.after);
+      const written = await client.request<KubeObject>('PUT', path(m.after), { body });
       process.stdout.write(`updated   ${m.after.kind} ${objectKey(m.after)}\n`);
       const status = statusWrite(m);
       if (status) {
         // The body without a status clears it (the status subresource replaces the whole stanza).
-        const { status: _, ...cleared } = updateBody(m.after);
-        const body = status === 'set' ? updateBody(m.after) : cleared;
-        await client.request('PUT', path(m.after, 'status'), { body: { ...body, metadata: { ...body.metadata, resourceVersion: written.metadata.resourceVersion } } });
+        const { status: _, ...cleared } = body;
+        const statusBody = status === 'set' ? body : cleared;
+        await client.request('PUT', path(m.after, 'status'), { body: { ...statusBody, metadata: { ...statusBody.metadata, resourceVersion: written.metadata.resourceVersion } } });
         process.stdout.write(`${status === 'set' ? 'updated' : 'cleared'}   ${m.after.kind} ${objectKey(m.after)} status\n`);
       }
     } catch (e) {

@@ -110,7 +110,6 @@ function migrateInstance(inst: KubeObject, m: ObjectMigration, template: (key: s
   const envName = ((tpl?.spec as Obj | undefined)?.environmentList as Obj[] | undefined)?.[0]?.name as string | undefined;
   const notFound = `the Template ${templateKey} is not in the input, so its first environment's name is unknown`;
 
-
   const urls = spec.customizationUrls as Obj | undefined;
   if (urls) {
     delete spec.customizationUrls;
