@@ -17,6 +17,11 @@ export interface ArgoApplicationProps {
   readonly namespace: string;
   /** Earlier waves sync first: workspaces, then tenants, then instances. */
   readonly syncWave: number;
+  /**
+   * Prune as the last step of a sync, once every other object is Healthy (Argo CD's `PruneLast`).
+   * @default false: objects no longer in the tree are pruned as the sync applies the others
+   */
+  readonly pruneLast?: boolean;
 }
 
 /**
@@ -41,7 +46,7 @@ export class ArgoApplication extends Construct {
         destination: { server: IN_CLUSTER, namespace: props.namespace },
         syncPolicy: {
           automated: { prune: true, selfHeal: true },
-          syncOptions: ['ServerSideApply=true', 'PrunePropagationPolicy=foreground'],
+          syncOptions: ['ServerSideApply=true', 'PrunePropagationPolicy=foreground', ...(props.pruneLast ? ['PruneLast=true'] : [])],
           retry: { limit: 5, backoff: { duration: '10s', factor: 2, maxDuration: '5m' } },
         },
       },

@@ -172,6 +172,37 @@ elseif op ~= nil and op.message ~= nil then
 end
 return hs
 `,
+  // Gateway API routes (docs/behaviour.md §17): Healthy once every parent Gateway accepted the
+  // route and resolved its backends for its current generation, Degraded when one refused either.
+  // Without a status a route serves nothing yet: Progressing, so a PruneLast sync keeps the
+  // Ingress it replaces until then (some Argo CD releases call a route without status Healthy).
+  'gateway.networking.k8s.io_HTTPRoute': `local hs = { status = "Progressing", message = "Waiting for the Gateway to accept the route" }
+if obj.status == nil or obj.status.parents == nil or #obj.status.parents == 0 then return hs end
+local generation = obj.metadata.generation
+for _, p in ipairs(obj.status.parents) do
+  local name = ""
+  if p.parentRef ~= nil and p.parentRef.name ~= nil then name = p.parentRef.name end
+  local found = {}
+  for _, c in ipairs(p.conditions or {}) do
+    if generation == nil or c.observedGeneration == nil or c.observedGeneration == generation then found[c.type] = c end
+  end
+  for _, t in ipairs({ "Accepted", "ResolvedRefs" }) do
+    local c = found[t]
+    if c ~= nil and c.status == "False" then
+      hs.status = "Degraded"
+      hs.message = "Gateway " .. name .. ": " .. t .. " is False: " .. (c.message or c.reason or "")
+      return hs
+    end
+    if c == nil or c.status ~= "True" then
+      hs.message = "Gateway " .. name .. ": waiting for " .. t
+      return hs
+    end
+  end
+end
+hs.status = "Healthy"
+hs.message = "Accepted"
+return hs
+`,
 };
 
 /**

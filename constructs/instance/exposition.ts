@@ -1,7 +1,10 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { exposure as exposureOf, type Exposure, type GatewayRef } from '../../src/model/exposition.ts';
 import { LABEL } from '../../src/model/labels.ts';
+import { GUI_PORT } from '../../src/model/level-rendering.ts';
+import { HttpRoute } from './http-route.ts';
 
 /** TLS Secret every instance namespace holds (docs/behaviour.md §3). */
 export const INGRESS_TLS_SECRET = 'crownlabs-ingress-secret';
@@ -19,12 +22,19 @@ export interface ExpositionProps {
    * Route the GUI through this Service's port (per-instance oauth2-proxy).
    * @default the environment's own Service, port `gui` (`N:gui`)
    */
-  readonly backendOverride?: { serviceName: string; portName: string };
+  readonly backendOverride?: { serviceName: string; portName: string; port: number };
+  /**
+   * What exposes the route: an Ingress, an HTTPRoute, or both.
+   * @default an Ingress only
+   */
+  readonly exposure?: Exposure;
+  /** The Gateway an HTTPRoute attaches to (given when `exposure.httpRoute`). */
+  readonly gateway?: GatewayRef;
 }
 
 /**
  * Service `N` (when it has a port) and, for a GUI, Ingress `N-gui` / `N-app` of a running environment
- * (docs/behaviour.md §7.3).
+ * (docs/behaviour.md §7.3), or an HTTPRoute of the same name, or both (§17).
  * Render it only while the Instance runs: stopping removes both (docs/behaviour.md Decision 4 fixes the
  * Standalone `-app` Ingress that upstream leaves behind).
  */
@@ -55,7 +65,20 @@ export class Exposition extends Construct {
       ...(route.rewriteTarget ? { 'nginx.ingress.kubernetes.io/rewrite-target': route.rewriteTarget } : {}),
       ...props.authAnnotations,
     };
-    const backend = props.backendOverride ?? { serviceName: env.name, portName: 'gui' };
+    const backend = props.backendOverride ?? { serviceName: env.name, portName: 'gui', port: GUI_PORT };
+    const exposure = props.exposure ?? exposureOf('ingress');
+    if (exposure.httpRoute && props.gateway) {
+      new HttpRoute(this, 'http-route', {
+        name: route.ingressName,
+        labels: props.labels,
+        gateway: props.gateway,
+        host: env.host,
+        prefix: route.prefix,
+        stripPrefix: route.stripPrefix,
+        backend: { serviceName: backend.serviceName, port: backend.port },
+      });
+    }
+    if (!exposure.ingress) return;
     new k8s.KubeIngress(this, 'ingress', {
       metadata: { name: route.ingressName, labels: props.labels, annotations },
       spec: {

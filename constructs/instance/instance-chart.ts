@@ -6,7 +6,7 @@ import type { InstancePlan } from '../../src/model/instance-plan.ts';
 import { CloudInitSecret } from './cloud-init.ts';
 import { ContainerEnvironment } from './container-environment.ts';
 import { Exposition, sharedAuthAnnotations } from './exposition.ts';
-import { Oauth2Proxy } from './oauth2-proxy.ts';
+import { OAUTH2_PROXY_PORT, Oauth2Proxy } from './oauth2-proxy.ts';
 import { VirtualMachineEnvironment } from './virtual-machine.ts';
 
 export interface InstanceChartProps {
@@ -51,8 +51,10 @@ export class InstanceChart extends Chart {
             clientId: config.oidcClientId,
             clientSecret: config.oidcClientSecret,
             cookieSecretSeed: config.cookieSecretSeed,
+            exposure: plan.exposure,
+            gateway: plan.gateway,
           });
-          backendOverride = { serviceName: proxy.serviceName, portName: 'http' };
+          backendOverride = { serviceName: proxy.serviceName, portName: 'http', port: OAUTH2_PROXY_PORT };
         }
         new Exposition(this, `${scope}-exposition`, {
           environment: env,
@@ -60,6 +62,8 @@ export class InstanceChart extends Chart {
           selectorLabels: env.selectorLabels,
           authAnnotations: auth === 'shared' && config.instancesAuthUrl ? sharedAuthAnnotations(config.instancesAuthUrl) : undefined,
           backendOverride,
+          exposure: plan.exposure,
+          gateway: plan.gateway,
         });
       }
       if (env.isVM) {

@@ -7,6 +7,8 @@ import { LABEL } from '../../src/model/labels.ts';
 import { oauth2ProxyName } from '../../src/model/naming.ts';
 import { INGRESS_TLS_SECRET } from './exposition.ts';
 import { restrictiveSecurityContext } from './instance-pod-defaults.ts';
+import type { Exposure, GatewayRef } from '../../src/model/exposition.ts';
+import { HttpRoute } from './http-route.ts';
 
 export const OAUTH2_PROXY_PORT = 4180;
 const EMAILS_FILE = 'authenticated-emails';
@@ -29,6 +31,9 @@ export interface Oauth2ProxyProps {
    * Empty (only where Secret values are never written, e.g. the gitops tree): the value is empty.
    */
   readonly cookieSecretSeed: string;
+  /** What exposes its callback path: an Ingress, an HTTPRoute, or both (as the GUI's). */
+  readonly exposure: Exposure;
+  readonly gateway?: GatewayRef;
 }
 
 /**
@@ -112,7 +117,11 @@ export class Oauth2Proxy extends Construct {
         ports: [{ name: 'http', port: OAUTH2_PROXY_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }],
       },
     });
-    // The callback path gets its own Ingress: a rewrite-target on the GUI Ingress would mangle it.
+    // The callback path gets its own Ingress or route: a rewrite on the GUI's would mangle it.
+    if (props.exposure.httpRoute && props.gateway) {
+      new HttpRoute(this, 'http-route', { name, labels: props.labels, gateway: props.gateway, host: env.host, prefix, stripPrefix: false, backend: { serviceName: name, port: OAUTH2_PROXY_PORT } });
+    }
+    if (!props.exposure.ingress) return;
     new k8s.KubeIngress(this, 'ingress', {
       metadata: { name, labels: props.labels },
       spec: {

@@ -12,6 +12,7 @@ import { MetricsReaderRole } from './metrics-reader-role.ts';
 import { MetricsServiceMonitor } from './metrics-service-monitor.ts';
 import { BASTION_NAMESPACE, PlatformBastion } from './platform-bastion.ts';
 import { SandboxAdmissionPolicies } from './sandbox-admission-policies.ts';
+import { GatewayAuthPolicy, type GatewayAuthPolicyProps } from './gateway-auth-policy.ts';
 
 export interface PlatformInstallProps {
   readonly namespace: string;
@@ -78,6 +79,11 @@ export interface PlatformInstallProps {
    * @default none: no policy
    */
   readonly labelPolicy?: { resources: { group: string; resources: string[] }[]; writers: readonly string[]; mydrivePvcsNamespace: string };
+  /**
+   * The OIDC SecurityPolicy of the Gateway the instance routes attach to (GatewayAuthPolicy).
+   * @default none: no policy
+   */
+  readonly gatewayAuth?: Omit<GatewayAuthPolicyProps, 'labels'>;
 }
 
 const CONTROLLER = 'crownlabs-controller';
@@ -147,6 +153,7 @@ export class PlatformInstall extends Construct {
       });
     }
     if (props.bastion) new PlatformBastion(this, 'bastion', { sshdImage: props.bastion.sshdImage, composerImage: props.image, labels: part, rules: props.bastion.rules });
+    if (props.gatewayAuth) new GatewayAuthPolicy(this, 'gateway-auth', { ...props.gatewayAuth, labels: part });
     if (props.serviceMonitor) new MetricsServiceMonitor(this, 'service-monitor', { namespace: ns, labels: part, namespaces: [ns, ...(props.bastion ? [BASTION_NAMESPACE] : [])], securePort: METRICS_PORT_NAME });
   }
 }

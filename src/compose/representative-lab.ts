@@ -129,18 +129,22 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
 
 /** The auth modes, each of which renders kinds of its own (per-instance: the oauth2-proxies). */
 const AUTH_MODES: readonly ComposerConfig['authMode'][] = ['shared', 'per-instance'];
+/** Exposition `both` renders every kind either of the others does (Ingresses and HTTPRoutes). */
+const EXPOSITIONS: readonly Pick<ComposerConfig, 'exposition' | 'gatewayRef'>[] = [{ exposition: 'ingress', gatewayRef: '' }, { exposition: 'both', gatewayRef: 'gateway/representative' }];
 
 let kinds: readonly { apiVersion: string; kind: string }[] | undefined;
 
 /**
- * Every kind a resource set can render under any configuration (each auth mode), sorted: a
+ * Every kind a resource set can render under any configuration (each auth mode and exposition), sorted: a
  * controller whose configuration changed still finds what the earlier one rendered.
  */
 export function renderedKinds(): readonly { apiVersion: string; kind: string }[] {
   if (kinds) return kinds;
   const seen = new Map<string, { apiVersion: string; kind: string }>();
   for (const authMode of AUTH_MODES) {
-    for (const o of representativeObjects({ ...defaultConfig(), authMode }).objects) seen.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
+    for (const exposition of EXPOSITIONS) {
+      for (const o of representativeObjects({ ...defaultConfig(), authMode, ...exposition }).objects) seen.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
+    }
   }
   kinds = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
   return kinds;

@@ -32,6 +32,9 @@ export interface ComposerConfig {
   containerExportImg: string;
   containerKanikoImg: string;
   authMode: 'shared' | 'per-instance';
+  exposition: 'ingress' | 'gateway' | 'both';
+  gatewayRef: string;
+  platformGatewayAuth: boolean;
   stoppedEphemeral: 'keep-running' | 'release';
   apiLevel: ApiLevel;
   oauth2ProxyImage: string;
@@ -153,6 +156,8 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
     if (def.envOnly) envOnly(def, { file: 'flags', field: def.key });
     else set(def, raw, { file: `flag ${def.flag}`, field: def.key });
   }
+  const gateway = gatewayRefProblem(config as unknown as ComposerConfig);
+  if (gateway) problems.push(gateway);
   return { config: config as unknown as ComposerConfig, problems };
 }
 
@@ -185,6 +190,17 @@ function parseConfigText(text: string, file: string): { value?: unknown; problem
   } catch (err) {
     return fail(undefined, firstLine((err as Error).message));
   }
+}
+
+/** Routes attach to a Gateway: without one named they would be refused by the API server. */
+function gatewayRefProblem(config: Pick<ComposerConfig, 'exposition' | 'gatewayRef'>): Problem | undefined {
+  if (config.exposition === 'ingress' || config.gatewayRef) return undefined;
+  return {
+    severity: 'error',
+    file: 'configuration',
+    field: 'gatewayRef',
+    message: `exposition "${config.exposition}" attaches every HTTPRoute to a Gateway: set gatewayRef (${envVarName('gatewayRef')}, --gateway-api-refs-values) to its <namespace>/<name>`,
+  };
 }
 
 /**

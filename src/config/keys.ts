@@ -53,6 +53,8 @@ export interface ConfigKeyDef {
 export const MIN_SEED_LENGTH = 32;
 
 export const AUTH_MODES = ['shared', 'per-instance'] as const;
+/** How running environments are reached (src/model/exposition.ts says what each renders). */
+export const EXPOSITION_MODES = ['ingress', 'gateway', 'both'] as const;
 export const STOPPED_EPHEMERAL_MODES = ['keep-running', 'release'] as const;
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
 export const GITOPS_SECRET_MODES = ['existing', 'external-secret', 'sealed-secret'] as const;
@@ -78,6 +80,9 @@ export const CONFIG_KEYS = [
   { key: 'stoppedEphemeral', flag: '--stopped-ephemeral', type: 'enum', enumValues: STOPPED_EPHEMERAL_MODES, default: 'keep-running', doc: 'What `running: false` does to the workload of an ephemeral (non-persistent) Instance (docs/behaviour.md Decision 9). "keep-running" (upstream): only its Service and Ingresses go and its phase is Off; its Deployment keeps 1 replica and its VirtualMachineInstance keeps running, so nothing in the emptyDir or the VM\'s disk is lost. "release": the Deployment is scaled to 0 and the VirtualMachineInstance deleted (also one the Go operators left running), freeing their compute and deleting their data.' },
   // --- Authentication in front of instance GUIs (docs/behaviour.md Decision 2) ---
   { key: 'authMode', flag: '--auth-mode', type: 'enum', enumValues: AUTH_MODES, default: 'shared', doc: '"shared": nginx external-auth annotations to a shared oauth2-proxy (upstream); "per-instance": an oauth2-proxy Deployment+Service in front of each exposed GUI, admitting only the owner and the workspace managers.' },
+  { key: 'exposition', flag: '--exposition', type: 'enum', enumValues: EXPOSITION_MODES, default: 'ingress', doc: 'How a running environment\'s GUI is reached (docs/behaviour.md §17): "ingress" (an Ingress, nginx annotations; upstream\'s default), "gateway" (a Gateway API HTTPRoute attached to gatewayRef; upstream\'s `--gateway-api-mode`), or "both" while a cluster moves from one to the other. Switching to "gateway", the controller keeps each Ingress until its HTTPRoute is Accepted.' },
+  { key: 'gatewayRef', flag: '--gateway-api-refs-values', type: 'string', check: 'namespaced-name', default: '', doc: 'The Gateway ("namespace/name") every HTTPRoute attaches to. Required by exposition "gateway" and "both".' },
+  { key: 'platformGatewayAuth', flag: '--platform-gateway-auth', type: 'bool', default: true, doc: 'With exposition "gateway" or "both" and authMode "shared": render the Envoy Gateway SecurityPolicy (OIDC with oidcIssuerUrl and oidcClientId; client secret in the Secret crownlabs-gateway-oidc, key client-secret, of the Gateway\'s namespace) that authenticates every route of the Gateway, as upstream\'s chart does. Off when the cluster already has one.' },
   { key: 'oauth2ProxyImage', flag: '--oauth2-proxy-image', type: 'string', check: 'image', default: 'quay.io/oauth2-proxy/oauth2-proxy:v7.6.0', doc: 'oauth2-proxy image (per-instance auth mode).' },
   { key: 'oidcIssuerUrl', flag: '--oidc-issuer-url', type: 'string', check: 'url', default: 'https://auth.crownlabs.polito.it/realms/crownlabs', doc: 'OIDC issuer of the per-instance oauth2-proxy.' },
   { key: 'oidcClientId', flag: '--oidc-client-id', type: 'string', check: 'non-empty', default: 'k8s', doc: 'OIDC client id of the per-instance oauth2-proxy.' },

@@ -99,7 +99,17 @@ function liveParent(ctx: ControllerContext, kind: string, namespace: string | un
   }
 }
 
-export async function applySet(ctx: ControllerContext, parent: ParentRef, owner: CachedObject, rendered: KubeObject[]): Promise<ApplyOutcome> {
+/**
+ * `keep`: a live object no longer rendered that must not be pruned yet (an Ingress whose HTTPRoute
+ * is not Accepted); it is asked with the objects as the applies left them.
+ */
+export async function applySet(
+  ctx: ControllerContext,
+  parent: ParentRef,
+  owner: CachedObject,
+  rendered: KubeObject[],
+  keep?: (child: CachedObject, live: ReadonlyMap<string, Record<string, unknown>>) => boolean,
+): Promise<ApplyOutcome> {
   const out: ApplyOutcome = { applied: 0, skipped: 0, pruned: 0, terminating: 0, errors: [], live: new Map() };
   const objects = withOwner(withRenderedDigest(rendered), owner);
   // A set in conflict applies and prunes nothing: the reconciler reports the errors (Event, status).
@@ -139,7 +149,7 @@ export async function applySet(ctx: ControllerContext, parent: ParentRef, owner:
   }
   // A failed apply prunes nothing (as kro's ApplySet and Flux): the old copy of a renamed object
   // stays until its new one exists. One being deleted does not hold prunes back: it may wait for them.
-  const prunable = out.errors.length === 0 ? pruneCandidates(ctx.caches, parent, owner, wanted) : [];
+  const prunable = out.errors.length === 0 ? pruneCandidates(ctx.caches, parent, owner, wanted).filter((c) => !keep?.(c, out.live)) : [];
   for (const child of prunable) {
     const inf = ctx.caches.informerOf(child.apiVersion, child.kind);
     try {

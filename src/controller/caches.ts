@@ -100,12 +100,12 @@ export class Caches {
     const managed = `${COMPOSER.managedByKey}=${COMPOSER.managedByValue}`;
     const guard = options.childGuard ?? { mydrivePvcsNamespace: defaultConfig().mydrivePvcsNamespace };
     const accept = (o: CachedObject) => keptAsChild(o, guard);
-    for (const { apiVersion, kind } of childKinds()) {
+    for (const { apiVersion, kind, optional } of childKinds()) {
       // VMIs: ours and those KubeVirt creates from a persistent VM (docs/behaviour.md §7.1: mapped by the
       // `crownlabs.polito.it/instance` label, which both carry).
       const selector = kind === 'VirtualMachineInstance' ? LABEL.instance : managed;
       const secret = kind === 'Secret' ? { transform: secretDigestProjection, pageSize: SECRET_PAGE_SIZE } : {};
-      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector, accept, ...secret });
+      const inf = kind === 'Namespace' ? this.namespaces : make({ apiVersion, kind, labelSelector: selector, accept, ...secret, ...(optional ? { optional } : {}) });
       this.children.set(`${apiVersion}/${kind}`, inf);
     }
   }

@@ -14,7 +14,8 @@ import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Templ
 import { compose, renderUnit } from '../compose/compose.ts';
 import { enrolmentProblem } from '../model/enrolment.ts';
 import { effectiveEnvironments, FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
-import { parentKey, type ParentRef } from '../model/labels.ts';
+import { parentId, parentKey, type ParentRef } from '../model/labels.ts';
+import { HTTP_ROUTE_API_VERSION, httpRouteAccepted, ingressHeldForRoute, type RouteState } from '../model/exposition.ts';
 import { goDuration } from '../model/duration.ts';
 import {
   deploymentPhase,
@@ -125,7 +126,11 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
     await writeInstanceStatus(ctx, live, failedStatus(instance, template));
     throw new Error(`Instance ${key}: ${message}`);
   }
-  const outcome = await applySet(ctx, parent, live, renderUnit(unit));
+  const rendered = renderUnit(unit);
+  const routes = new Set(rendered.filter((o) => o.kind === 'HTTPRoute').map((o) => o.metadata.name));
+  const keep = (child: CachedObject, after: ReadonlyMap<string, Record<string, unknown>>) =>
+    ingressHeldForRoute(child, routes, unit.plan?.gateway, (route) => (after.get(`HTTPRoute/${namespace}/${route}`) ?? cachedChild(ctx, HTTP_ROUTE_API_VERSION, 'HTTPRoute', namespace, route)) as RouteState | undefined);
+  const outcome = await applySet(ctx, parent, live, rendered, keep);
   if (outcome.errors.length) {
     const message = outcome.errors.map((e) => `${e.object}: ${e.error.message}`).join('; ');
     await ctx.events.record(live, 'Warning', 'EnvironmentEnforcementFailed', message.slice(0, 1000));
@@ -171,6 +176,8 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
     return reconcileInstance(ctx, namespace, name);
   }
   if (!plan) return reconcileInstance(ctx, namespace, name);
+  // An Ingress left while its HTTPRoute was not Accepted: the route's status may let it go (a prune).
+  if (!plan.exposure.ingress && ctx.caches.child('networking.k8s.io/v1', 'Ingress')?.byParentId(parentId({ kind: 'Instance', namespace, name })).length) return reconcileInstance(ctx, namespace, name);
   const cached: ChildLookup = (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child);
   await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, cached, await headlessServicePods(ctx, namespace, plan, cached)));
   return {};
@@ -222,6 +229,16 @@ function cachedChild(ctx: ControllerContext, apiVersion: string, kind: string, n
 }
 
 /**
+ * e62be9e's `expositionAccepted`: the environment's GUI route serves. An Ingress counts as
+ * accepted (as upstream's Ingress mode); an HTTPRoute alone once its Gateway accepted it.
+ */
+function expositionAccepted(plan: InstancePlan, env: InstancePlan['environments'][number], childOf: ChildLookup): boolean {
+  if (!env.url || !env.route) return false;
+  if (plan.exposure.ingress) return true;
+  return !!plan.gateway && httpRouteAccepted(childOf(HTTP_ROUTE_API_VERSION, 'HTTPRoute', env.route.ingressName) as RouteState | undefined, plan.gateway);
+}
+
+/**
  * The status of a failed reconcile: every environment `CreationLoopBackoff`. Once the environments
  * are being enforced (`template` given) they are named from it, as upstream names the entries
  * before enforcing them; before, the entries held. The level says what the Instance's phase is
@@ -250,7 +267,7 @@ function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: Instan
     }
     const ip = environmentIp(service, pods.get(env.name) ?? []);
     // Children are named per environment (env.name); the status entry by the Template's environment name.
-    return { name: env.env.name, phase, ip: ip || undefined, expositionAccepted: !!env.url };
+    return { name: env.env.name, phase, ip: ip || undefined, expositionAccepted: expositionAccepted(plan, env, childOf) };
   });
   // Empty fields are left out, and removed when they become empty (see `statusPatch`).
   const status: InstanceStatusFacts = { url: plan.url || undefined, environments, ...instancePlacement(plan.running, placements) };

@@ -82,7 +82,16 @@ export interface InformerOptions {
    * @default 500
    */
   pageSize?: number;
+  /**
+   * The kind's API may not be served (an optional peer's CRD, e.g. Gateway API's): while the list
+   * answers 404 the cache is synced and empty, and the list is tried again every
+   * OPTIONAL_KIND_RECHECK_MS, so a CRD installed later is picked up.
+   * @default false: a 404 is an error, retried with backoff, and the cache never syncs
+   */
+  optional?: boolean;
 }
+
+export const OPTIONAL_KIND_RECHECK_MS = 30_000;
 
 export function cacheKey(obj: { metadata: { name: string; namespace?: string } }): string {
   return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
@@ -324,6 +333,17 @@ export class Informer {
       }
       this.startWatch();
     } catch (e) {
+      if (this.options.optional && e instanceof KubeApiError && e.code === 404) {
+        this.failures = 0;
+        this.replace([]);
+        this.resourceVersion = '';
+        if (!this.hasSynced) {
+          this.hasSynced = true;
+          this.syncedResolve();
+        }
+        this.retry = setTimeout(() => void this.relist('error'), OPTIONAL_KIND_RECHECK_MS);
+        return;
+      }
       this.options.onError?.(e as Error);
       this.retry = setTimeout(() => void this.relist('error'), this.retryDelay(e));
     }

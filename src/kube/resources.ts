@@ -24,6 +24,7 @@ export const KIND_RESOURCES: Record<string, KindResource> = {
   'batch/v1/Job': r('jobs', true),
   'networking.k8s.io/v1/Ingress': r('ingresses', true),
   'networking.k8s.io/v1/NetworkPolicy': r('networkpolicies', true),
+  'gateway.networking.k8s.io/v1/HTTPRoute': r('httproutes', true),
   'rbac.authorization.k8s.io/v1/ClusterRole': r('clusterroles', false),
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': r('clusterrolebindings', false),
   'rbac.authorization.k8s.io/v1/Role': r('roles', true),

@@ -14,6 +14,7 @@ import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsSh
 import { canon, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
+import { exposure, parseGatewayRef, type Exposure, type GatewayRef } from './exposition.ts';
 
 /** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
 export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
@@ -130,6 +131,10 @@ export interface InstancePlan {
   environments: EnvironmentPlan[];
   /** Instance-level status URL, when any environment is exposed with a GUI. */
   url?: string;
+  /** What exposes a GUI route (the configuration's exposition). */
+  exposure: Exposure;
+  /** The Gateway HTTPRoutes attach to, when they are rendered. */
+  gateway?: GatewayRef;
 }
 
 /**
@@ -310,6 +315,8 @@ export function planInstance(
       allowedEmails,
       environments,
       url,
+      exposure: exposure(config.exposition),
+      ...(exposure(config.exposition).httpRoute ? { gateway: parseGatewayRef(config.gatewayRef) } : {}),
     },
     problems,
   };

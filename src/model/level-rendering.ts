@@ -39,6 +39,12 @@ export interface GuiRoute {
   rewriteTarget?: string;
   /** The environment's GUI URL, under `https://<host>`. */
   urlPath: string;
+  /**
+   * The same route as a Gateway API HTTPRoute: a PathPrefix match, whose prefix is replaced by `/`
+   * where the Ingress rewrites (`stripPrefix`: nginx's regex and `rewrite-target` in one filter).
+   */
+  prefix: string;
+  stripPrefix: boolean;
 }
 
 export interface LevelRendering {
@@ -73,7 +79,9 @@ export interface LevelRendering {
 }
 
 const SSH: ServicePort = { name: 'ssh', port: 22 };
-const GUI: ServicePort = { name: 'gui', port: 6080 };
+/** The port of an environment's GUI (noVNC, or a Container's or Standalone's app). */
+export const GUI_PORT = 6080;
+const GUI: ServicePort = { name: 'gui', port: GUI_PORT };
 const METRICS: ServicePort = { name: 'metrics', port: 9090 };
 
 export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
@@ -84,8 +92,9 @@ export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
     environmentLabel: false,
     guiRoute: (name, base, e) => {
       if (!e.guiEnabled) return undefined;
-      if (e.isStandalone) return { ingressName: `${name}-app`, path: e.rewriteURL ? `${base}/app(/|$)(.*)` : `${base}/app`, ...(e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath: `${base}/app/` };
-      return { ingressName: `${name}-gui`, path: e.isVM ? `${base}/vnc` : `${base}/app`, urlPath: `${base}/${e.isVM ? '' : 'app/'}` };
+      if (e.isStandalone) return { ingressName: `${name}-app`, path: e.rewriteURL ? `${base}/app(/|$)(.*)` : `${base}/app`, ...(e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath: `${base}/app/`, prefix: `${base}/app`, stripPrefix: e.rewriteURL };
+      const prefix = e.isVM ? `${base}/vnc` : `${base}/app`;
+      return { ingressName: `${name}-gui`, path: prefix, urlPath: `${base}/${e.isVM ? '' : 'app/'}`, prefix, stripPrefix: false };
     },
     // Several environments share one instance-level URL (as upstream HEAD); one keeps its own.
     instanceUrlPath: (uid, paths) => (paths.length > 1 ? `/instance/${uid}/` : paths[0]),
@@ -110,9 +119,10 @@ export const LEVEL_RENDERING: Readonly<Record<ApiLevel, LevelRendering>> = {
     guiRoute: (name, base, e) => {
       if (e.isVM && !e.guiEnabled) return undefined;
       const urlPath = `${base}/`;
-      if (e.isVM) return { ingressName: name, path: `${base}/(.*)`, rewriteTarget: '/$1', urlPath };
-      // A Container's regex path comes without the rewrite (upstream rewrites Standalone only).
-      return { ingressName: name, path: e.rewriteURL ? `${base}(/|$)(.*)` : base, ...(e.isStandalone && e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath };
+      if (e.isVM) return { ingressName: name, path: `${base}/(.*)`, rewriteTarget: '/$1', urlPath, prefix: base, stripPrefix: true };
+      // A Container's regex path comes without the rewrite (upstream rewrites Standalone only), while
+      // its HTTPRoute rewrites with rewriteURL (as upstream's routes do for both).
+      return { ingressName: name, path: e.rewriteURL ? `${base}(/|$)(.*)` : base, ...(e.isStandalone && e.rewriteURL ? { rewriteTarget: '/$2' } : {}), urlPath, prefix: base, stripPrefix: e.rewriteURL };
     },
     instanceUrlPath: (uid, paths) => (paths.length ? `/instance/${uid}/` : undefined),
     // Port `metrics` only when nothing else would make the Service (a Standalone without GUI).

@@ -11,6 +11,7 @@ import type { PlatformInstallProps } from '../../constructs/platform/platform-in
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
 import type { KubeObject } from '../inputs/types.ts';
 import { crownlabsCrdsDir } from '../inputs/api-level.ts';
+import { exposure, parseGatewayRef } from '../model/exposition.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
 import { crdsDir } from '../paths.ts';
@@ -50,6 +51,13 @@ export function readCrownLabsCrds(dir: string = crdsDir()): ApiObjectProps[] {
   return files.flatMap((f) => Yaml.load(join(dir, f)) as ApiObjectProps[]);
 }
 
+/** The shared auth mode behind a Gateway: one OIDC policy on the Gateway (docs/behaviour.md §17). */
+function gatewayAuth(config: ComposerConfig): PlatformInstallProps['gatewayAuth'] {
+  const gateway = parseGatewayRef(config.gatewayRef);
+  if (!exposure(config.exposition).httpRoute || config.authMode !== 'shared' || !config.platformGatewayAuth || !gateway) return undefined;
+  return { gateway, issuerUrl: config.oidcIssuerUrl, clientId: config.oidcClientId };
+}
+
 export function platformInstallProps(config: ComposerConfig): PlatformInstallProps {
   const shards = shardsOf(config);
   const rbac = deriveControllerRbac(config, shards.map(leaseName));
@@ -76,6 +84,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     leaseRules: rbac.leaseRules,
     leaseName,
     serviceMonitor: config.platformServiceMonitor,
+    gatewayAuth: gatewayAuth(config),
     webhookCaBundle: config.platformWebhookCaBundle || undefined,
     webhookCertificate: config.platformWebhookCertificate || undefined,
     webhooks: (scope, id, wiring) => new TenantWebhooks(scope, id, wiring),

@@ -297,6 +297,14 @@ export interface ApplicationStore {
 }
 
 /**
+ * Exposition "gateway" replaces each Ingress with an HTTPRoute: Argo CD then prunes only once
+ * the rest is Healthy, the routes Accepted among it (docs/behaviour.md §17).
+ */
+function pruneLast(config: ComposerConfig): boolean {
+  return config.exposition === 'gateway';
+}
+
+/**
  * Builds the gitops tree from rendered sets. Pure: same sets and config, same bytes. It remembers
  * what it wrote per rendered set and per Application, so watch mode re-emits only what changed.
  * `C`: what a primed set's file may hold instead of its text (the render cache's stand-in for a
@@ -439,7 +447,7 @@ export class GitopsTreeBuilder<C = string> {
   }
 
   private applicationKey(app: GitopsApp): string {
-    return `${app.name}\0${app.folder}\0${app.namespace}\0${app.syncWave}`;
+    return `${app.name}\0${app.folder}\0${app.namespace}\0${app.syncWave}${pruneLast(this.config) ? '\0prune-last' : ''}`;
   }
 
   /**
@@ -457,7 +465,7 @@ export class GitopsTreeBuilder<C = string> {
     if (missing.length === 0) return;
     const c = this.config;
     const base = c.gitopsPath.replace(/\/+$/, '');
-    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, namespace: app.namespace, syncWave: app.syncWave }));
+    const props = missing.map((app) => ({ name: app.name, path: `${base}/${app.folder}`, namespace: app.namespace, syncWave: app.syncWave, ...(pruneLast(c) ? { pruneLast: true } : {}) }));
     // In charts of APPS_PER_CHART: one chart per Application costs an App each, one chart of all
     // 2,000 a cold 5k tree holds all their constructs at once.
     for (let start = 0; start < missing.length; start += APPS_PER_CHART) {

@@ -114,6 +114,22 @@ describe('health checks shipped in argocd-cm, run by Argo CD', () => {
       ['import error', dv({ phase: 'ImportInProgress', conditions: [cond('Running', 'False', { reason: 'Error', message: 'Unable to connect to http data source' })] }), 'Degraded', /Unable to connect/],
     ]));
 
+  it('HTTPRoute: Healthy only once every parent Gateway accepted it and resolved its backends, for its current generation', () => {
+    const route = (generation: number, parents?: object[]) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { ...meta, generation }, spec: {}, ...(parents ? { status: { parents } } : {}) });
+    const parent = (...conditions: object[]) => ({ parentRef: { name: 'gw', namespace: 'gateways' }, controllerName: 'example.org/gateway', conditions });
+    const at = (type: string, status: string, generation: number, extra: object = {}) => ({ type, status, reason: type, observedGeneration: generation, lastTransitionTime: '2026-01-01T00:00:00Z', ...extra });
+    return check([
+      ['no status', route(1), 'Progressing', /accept/],
+      ['no parents yet', route(1, []), 'Progressing'],
+      ['accepted and resolved', route(2, [parent(at('Accepted', 'True', 2), at('ResolvedRefs', 'True', 2))]), 'Healthy'],
+      ['accepted, backends not resolved yet', route(2, [parent(at('Accepted', 'True', 2))]), 'Progressing', /ResolvedRefs/],
+      ['refused', route(2, [parent(at('Accepted', 'False', 2, { reason: 'NotAllowedByListeners', message: 'no listener matches' }), at('ResolvedRefs', 'True', 2))]), 'Degraded', /no listener matches/],
+      ['a backend missing', route(2, [parent(at('Accepted', 'True', 2), at('ResolvedRefs', 'False', 2, { reason: 'BackendNotFound', message: 'Service x not found' }))]), 'Degraded', /Service x not found/],
+      ['accepted for an older spec', route(3, [parent(at('Accepted', 'True', 2), at('ResolvedRefs', 'True', 2))]), 'Progressing'],
+      ['one of two Gateways not yet', route(1, [parent(at('Accepted', 'True', 1), at('ResolvedRefs', 'True', 1)), { parentRef: { name: 'other' }, conditions: [] }]), 'Progressing', /other/],
+    ]);
+  });
+
   it('Application: Healthy once Synced (the root waits for that), Degraded when its sync failed', () =>
     check([
       ['new', app(), 'Progressing'],

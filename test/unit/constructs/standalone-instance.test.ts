@@ -38,7 +38,7 @@ describe('Exposition on its own', () => {
   });
   it('authAnnotations join the Ingress\'s, backendOverride replaces its backend', () => {
     const objects = synth((c) =>
-      new Exposition(c, 'e', { environment: gui, labels, selectorLabels, authAnnotations: { 'nginx.ingress.kubernetes.io/auth-url': 'https://auth.example' }, backendOverride: { serviceName: 'proxy', portName: 'http' } }),
+      new Exposition(c, 'e', { environment: gui, labels, selectorLabels, authAnnotations: { 'nginx.ingress.kubernetes.io/auth-url': 'https://auth.example' }, backendOverride: { serviceName: 'proxy', portName: 'http', port: 4180 } }),
     );
     expect(objects[1].metadata.annotations['nginx.ingress.kubernetes.io/auth-url']).toBe('https://auth.example');
     expect(objects[1].spec.rules[0].http.paths[0].backend).toEqual({ service: { name: 'proxy', port: { name: 'http' } } });

@@ -233,3 +233,23 @@ describe('gitops --watch', () => {
     }
   });
 });
+
+describe('the tree with exposition through Gateway API', () => {
+  const applications = (files: Map<string, string>) => [...files].filter(([p]) => p.startsWith('apps/') && !p.endsWith('kustomization.yaml')).map(([, c]) => parse(c) as Any);
+  it('carries an HTTPRoute where the Ingress was, the project permits the kind, and Applications prune last only with routes alone', () => {
+    const gateway = exampleConfig({ exposition: 'gateway', gatewayRef: 'gateways/main' });
+    const files = gitopsFiles(exampleSets(gateway), gateway);
+    const kinds = [...files].filter(([p]) => p.startsWith('instances/') && !p.endsWith('kustomization.yaml')).map(([, c]) => (parse(c) as KubeObject).kind);
+    expect(kinds).toContain('HTTPRoute');
+    expect(kinds).not.toContain('Ingress');
+    const project = [...files].filter(([p]) => p.endsWith('.yaml')).map(([, c]) => parse(c) as Any).find((o) => o?.kind === 'AppProject');
+    expect(project.spec.namespaceResourceWhitelist).toContainEqual({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' });
+    const apps = applications(files);
+    expect(apps.length).toBeGreaterThan(0);
+    for (const app of apps) expect(app.spec.syncPolicy.syncOptions).toContain('PruneLast=true');
+    for (const exposition of ['ingress', 'both'] as const) {
+      const config = exampleConfig({ exposition, gatewayRef: 'gateways/main' });
+      for (const app of applications(gitopsFiles(exampleSets(config), config))) expect(app.spec.syncPolicy.syncOptions).not.toContain('PruneLast=true');
+    }
+  });
+});
