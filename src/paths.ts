@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { packageRoot } from './runtime/package-root.mjs';
 
-/** The vendored CRDs (CrownLabs, KubeVirt, CDI, Argo CD). */
+/** The vendored CRDs (CrownLabs, KubeVirt, CDI, Argo CD, Gateway API, Envoy Gateway SecurityPolicy). */
 export function crdsDir(): string {
   return join(packageRoot(), 'imports', 'crds');
 }

@@ -26,7 +26,9 @@ const THIRD_PARTY_CRD = (f: string) =>
   /^kubevirt\.io_.*\.yaml$/.test(f) ||
   f === 'cdi.kubevirt.io_datavolumes.yaml' ||
   f === 'argoproj.io_applications.yaml' ||
-  f === 'argoproj.io_appprojects.yaml';
+  f === 'argoproj.io_appprojects.yaml' ||
+  /^gateway\.networking\.k8s\.io_(httproutes|gateways|gatewayclasses|referencegrants)\.yaml$/.test(f) ||
+  f === 'gateway.envoyproxy.io_securitypolicies.yaml';
 const CROWNLABS_CRD = (f: string) => /^crownlabs\.polito\.it_.*\.yaml$/.test(f);
 
 export const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v !== 'false';
