@@ -28,7 +28,10 @@ export interface ExpositionProps {
    * @default an Ingress only
    */
   readonly exposure?: Exposure;
-  /** The Gateway an HTTPRoute attaches to (given when `exposure.httpRoute`). */
+  /**
+   * The Gateway an HTTPRoute attaches to.
+   * @default none: no HTTPRoute, whatever `exposure` says
+   */
   readonly gateway?: GatewayRef;
 }
 

@@ -33,6 +33,10 @@ export interface Oauth2ProxyProps {
   readonly cookieSecretSeed: string;
   /** What exposes its callback path: an Ingress, an HTTPRoute, or both (as the GUI's). */
   readonly exposure: Exposure;
+  /**
+   * The Gateway the callback's HTTPRoute attaches to.
+   * @default none: no HTTPRoute
+   */
   readonly gateway?: GatewayRef;
 }
 

@@ -45,6 +45,7 @@ describe('crownlabs manifests', () => {
       'resource.customizations.health.argoproj.io_Application',
       'resource.customizations.health.cdi.kubevirt.io_DataVolume',
       'resource.customizations.health.crownlabs.polito.it_Instance',
+      'resource.customizations.health.gateway.networking.k8s.io_HTTPRoute',
       'resource.customizations.health.kubevirt.io_VirtualMachine',
       'resource.customizations.health.kubevirt.io_VirtualMachineInstance',
     ]);
