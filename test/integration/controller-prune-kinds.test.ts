@@ -25,11 +25,12 @@ afterAll(async () => {
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** One rendered object of each kind, from either auth mode. */
+/** One rendered object of each kind, from either auth mode, with Ingresses and HTTPRoutes. */
 function sampleOfEachKind(): Map<string, RenderedObject> {
   const out = new Map<string, RenderedObject>();
   for (const authMode of ['shared', 'per-instance'] as const) {
-    for (const o of representativeObjects({ ...defaultConfig(), authMode }).objects) if (!out.has(`${o.apiVersion}/${o.kind}`)) out.set(`${o.apiVersion}/${o.kind}`, o);
+    const config = { ...defaultConfig(), authMode, exposition: 'both' as const, gatewayRef: 'gateway/representative' };
+    for (const o of representativeObjects(config).objects) if (!out.has(`${o.apiVersion}/${o.kind}`)) out.set(`${o.apiVersion}/${o.kind}`, o);
   }
   return out;
 }
@@ -62,7 +63,7 @@ describe('prune', () => {
       };
       strays.push(withRenderedDigest([sample])[0] as KubeObject);
     }
-    expect(strays.map((s) => s.kind)).toEqual(expect.arrayContaining(['ConfigMap', 'Secret', 'Deployment', 'VirtualMachine', 'VirtualMachineInstance', 'Namespace', 'ClusterRole']));
+    expect(strays.map((s) => s.kind)).toEqual(expect.arrayContaining(['ConfigMap', 'Secret', 'Deployment', 'VirtualMachine', 'VirtualMachineInstance', 'Namespace', 'ClusterRole', 'HTTPRoute']));
     running.splice(0);
     await ctl.handle.stop();
     for (const s of strays) await serverSideApply(s, { fieldManager: FIELD_MANAGER });
