@@ -19,7 +19,7 @@ import type { ComposerConfig } from '../config/config.ts';
 import { FROZEN_TEMPLATE_ANNOTATION } from '../model/instance-plan.ts';
 import { parentKey } from '../model/labels.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
-import { HTTP_ROUTE_API_VERSION, ingressHeldForRoute, type RouteState } from '../model/exposition.ts';
+import { heldIngresses, HTTP_ROUTE_API_VERSION, type RouteState } from '../model/exposition.ts';
 import { objectId, pruneCandidates, withOwner } from './apply-set.ts';
 import { secretWithDigestsAsData } from './secret-digest.ts';
 import { FIELD_MANAGER, serverSideApply } from '../kube/objects.ts';
@@ -146,11 +146,11 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
     // The controller prunes for the parents it reconciles with applySet (a snapshot's Job is never pruned).
     if (p.owner && p.unit.parent.kind !== 'InstanceSnapshot') {
       const wanted = new Set(p.objects.map(objectId));
-      const routes = new Set(p.objects.filter((o) => o.kind === 'HTTPRoute').map((o) => o.metadata.name));
+      const held = heldIngresses(p.objects, p.unit.plan?.gateway);
       const liveRoute = (name: string) => caches.child(HTTP_ROUTE_API_VERSION, 'HTTPRoute')?.get(p.owner!.metadata.namespace, name) as RouteState | undefined;
       for (const child of pruneCandidates(caches, p.unit.parent, p.owner, wanted)) {
         if (!include(child)) continue;
-        const held = ingressHeldForRoute(child, routes, p.unit.plan?.gateway, liveRoute);
+        const isHeld = held(child, liveRoute);
         prunes.push({
           set: parentKey(p.unit.parent),
           id: objectId(child),
@@ -160,7 +160,7 @@ export async function diffAgainstCluster(opts: DiffOptions): Promise<DiffResult>
           takeover: [],
           danger: pruneReason(child.kind),
           live: secretWithDigestsAsData(withoutManagedFields(child as Obj)),
-          note: held
+          note: isHeld
             ? `owned by ${parentKey(p.unit.parent)}, no longer rendered: kept until its HTTPRoute ${child.metadata.name} is Accepted by the Gateway, then pruned`
             : `owned by ${parentKey(p.unit.parent)}, no longer rendered`,
         });

@@ -15,7 +15,7 @@ import { compose, renderUnit } from '../compose/compose.ts';
 import { enrolmentProblem } from '../model/enrolment.ts';
 import { effectiveEnvironments, FROZEN_TEMPLATE_ANNOTATION, instanceOwnLabels, observedMacAddress, planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import { parentId, parentKey, type ParentRef } from '../model/labels.ts';
-import { HTTP_ROUTE_API_VERSION, httpRouteAccepted, ingressHeldForRoute, type RouteState } from '../model/exposition.ts';
+import { heldIngresses, HTTP_ROUTE_API_VERSION, httpRouteAccepted, type RouteState } from '../model/exposition.ts';
 import { goDuration } from '../model/duration.ts';
 import {
   deploymentPhase,
@@ -127,9 +127,9 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
     throw new Error(`Instance ${key}: ${message}`);
   }
   const rendered = renderUnit(unit);
-  const routes = new Set(rendered.filter((o) => o.kind === 'HTTPRoute').map((o) => o.metadata.name));
+  const held = heldIngresses(rendered, unit.plan?.gateway);
   const keep = (child: CachedObject, after: ReadonlyMap<string, Record<string, unknown>>) =>
-    ingressHeldForRoute(child, routes, unit.plan?.gateway, (route) => (after.get(`HTTPRoute/${namespace}/${route}`) ?? cachedChild(ctx, HTTP_ROUTE_API_VERSION, 'HTTPRoute', namespace, route)) as RouteState | undefined);
+    held(child, (route) => (after.get(`HTTPRoute/${namespace}/${route}`) ?? cachedChild(ctx, HTTP_ROUTE_API_VERSION, 'HTTPRoute', namespace, route)) as RouteState | undefined);
   const outcome = await applySet(ctx, parent, live, rendered, keep);
   if (outcome.errors.length) {
     const message = outcome.errors.map((e) => `${e.object}: ${e.error.message}`).join('; ');

@@ -327,26 +327,26 @@ export class Informer {
       this.replace(items);
       this.resourceVersion = rv;
       this.options.onList?.(reason);
-      if (!this.hasSynced) {
-        this.hasSynced = true;
-        this.syncedResolve();
-      }
+      this.markSynced();
       this.startWatch();
     } catch (e) {
       if (this.options.optional && e instanceof KubeApiError && e.code === 404) {
         this.failures = 0;
         this.replace([]);
         this.resourceVersion = '';
-        if (!this.hasSynced) {
-          this.hasSynced = true;
-          this.syncedResolve();
-        }
+        this.markSynced();
         this.retry = setTimeout(() => void this.relist('error'), OPTIONAL_KIND_RECHECK_MS);
         return;
       }
       this.options.onError?.(e as Error);
       this.retry = setTimeout(() => void this.relist('error'), this.retryDelay(e));
     }
+  }
+
+  private markSynced(): void {
+    if (this.hasSynced) return;
+    this.hasSynced = true;
+    this.syncedResolve();
   }
 
   private startWatch(): void {

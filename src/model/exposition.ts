@@ -78,3 +78,12 @@ export function ingressHeldForRoute(
   if (child.kind !== 'Ingress' || !gateway || !renderedRoutes.has(child.metadata.name)) return false;
   return !httpRouteAccepted(route(child.metadata.name), gateway);
 }
+
+/** `ingressHeldForRoute` over the HTTPRoutes of one rendered set (the controller's prune and `crownlabs diff`). */
+export function heldIngresses(
+  rendered: readonly { kind: string; metadata: { name: string } }[],
+  gateway: GatewayRef | undefined,
+): (child: { kind: string; metadata: { name: string } }, route: (name: string) => RouteState | undefined) => boolean {
+  const routes = new Set(rendered.filter((o) => o.kind === 'HTTPRoute').map((o) => o.metadata.name));
+  return (child, route) => ingressHeldForRoute(child, routes, gateway, route);
+}

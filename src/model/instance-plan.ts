@@ -294,6 +294,7 @@ export function planInstance(
     };
   });
 
+  const exposes = exposure(config.exposition);
   const guiEnvs = environments.filter((e) => e.url);
   const urlPath = rendering.instanceUrlPath(uid, guiEnvs.map((e) => e.route!.urlPath));
   const url = urlPath === undefined ? undefined : `https://${guiEnvs[0].host}${urlPath}`;
@@ -315,8 +316,8 @@ export function planInstance(
       allowedEmails,
       environments,
       url,
-      exposure: exposure(config.exposition),
-      ...(exposure(config.exposition).httpRoute ? { gateway: parseGatewayRef(config.gatewayRef) } : {}),
+      exposure: exposes,
+      ...(exposes.httpRoute ? { gateway: parseGatewayRef(config.gatewayRef) } : {}),
     },
     problems,
   };

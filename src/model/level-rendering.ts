@@ -40,8 +40,8 @@ export interface GuiRoute {
   /** The environment's GUI URL, under `https://<host>`. */
   urlPath: string;
   /**
-   * The same route as a Gateway API HTTPRoute: a PathPrefix match, whose prefix is replaced by `/`
-   * where the Ingress rewrites (`stripPrefix`: nginx's regex and `rewrite-target` in one filter).
+   * The same route as a Gateway API HTTPRoute: a PathPrefix match, whose prefix is dropped where
+   * the Ingress rewrites (`stripPrefix`: nginx's regex and `rewrite-target` in one filter).
    */
   prefix: string;
   stripPrefix: boolean;

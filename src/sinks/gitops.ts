@@ -2,6 +2,7 @@ import { App, type Chart } from 'cdk8s';
 import { GitopsAppsChart, GitopsRootChart } from '../../constructs/gitops/gitops-root-chart.ts';
 import type { KubeObject } from '../inputs/types.ts';
 import { chartObjects, renderUnit, type RenderedSet, type RenderUnit } from '../compose/compose.ts';
+import { exposure } from '../model/exposition.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
 import type { GroupKind } from '../../constructs/gitops/argo-project.ts';
@@ -297,11 +298,12 @@ export interface ApplicationStore {
 }
 
 /**
- * Exposition "gateway" replaces each Ingress with an HTTPRoute: Argo CD then prunes only once
- * the rest is Healthy, the routes Accepted among it (docs/behaviour.md §17).
+ * Routes without Ingresses (exposition "gateway") replace each Ingress: Argo CD then prunes only
+ * once the rest is Healthy, the routes Accepted among it (docs/behaviour.md §17).
  */
 function pruneLast(config: ComposerConfig): boolean {
-  return config.exposition === 'gateway';
+  const e = exposure(config.exposition);
+  return e.httpRoute && !e.ingress;
 }
 
 /**
