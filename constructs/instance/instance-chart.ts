@@ -7,6 +7,7 @@ import { CloudInitSecret } from './cloud-init.ts';
 import { ContainerEnvironment } from './container-environment.ts';
 import { Exposition, sharedAuthAnnotations } from './exposition.ts';
 import { OAUTH2_PROXY_PORT, Oauth2Proxy } from './oauth2-proxy.ts';
+import { PublicExposure } from './public-exposure.ts';
 import { VirtualMachineEnvironment } from './virtual-machine.ts';
 
 export interface InstanceChartProps {
@@ -84,5 +85,6 @@ export class InstanceChart extends Chart {
         });
       }
     });
+    if (plan.publicExposure?.state === 'allocated') new PublicExposure(this, 'public-exposure', { plan: plan.publicExposure, labels });
   }
 }

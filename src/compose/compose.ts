@@ -6,9 +6,11 @@ import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../inputs/inventory.ts';
 import { RecordedLookups } from '../inputs/lookups.ts';
 import type { Problem } from '../inputs/problems.ts';
-import { objectKey, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
+import { objectKey, type Instance, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
 import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
 import { planInstance, type InstancePlan } from '../model/instance-plan.ts';
+import type { PublicExposureSource } from '../model/public-exposure.ts';
+import { filePublicExposureSource } from './file-public-exposure.ts';
 import { environmentChildName } from '../model/level-rendering.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
@@ -45,6 +47,11 @@ export interface ComposeOptions {
   myDriveShare?: (tenant: Tenant) => NfsShare | undefined;
   /** The MAC address of a persistent VM, by namespace and name (controller: its live VM and VMI, observedMacAddress). Default: none. */
   vmMacAddress?: (namespace: string, name: string) => string | undefined;
+  /**
+   * An Instance's public-exposure allocation (controller: its allocator's reservation). Default:
+   * every asking Instance allocated in a fixed order (src/compose/file-public-exposure.ts).
+   */
+  publicExposure?: PublicExposureSource;
   /** Keep-alive of a personal namespace (controller: docs/behaviour.md §5.3 step 5). Default: always kept. */
   keepPersonalNamespace?: (tenant: Tenant) => boolean;
   /** Compose only the sets of these parents (watch mode); default: all. */
@@ -182,6 +189,16 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
   const skippedMessage = (t: Tenant) =>
     `skipped: its namespace belongs to Tenant ${t.metadata.name}, which is skipped (no target label ${config.targetLabel.key}=${config.targetLabel.value}), so nothing creates the namespace`;
 
+  // Files: an allocation depends on the Instances allocated with it, recorded as this set's inputs.
+  const fileAllocation = options.publicExposure ? undefined : filePublicExposureSource(inventory, config);
+  const peSource = (instance: Instance, reads: RecordedLookups): PublicExposureSource | undefined => {
+    if (options.publicExposure) return options.publicExposure;
+    if (!instance.spec.publicExposure?.ports?.length) return undefined;
+    return (i, wanted) => {
+      for (const key of fileAllocation!.dependsOn()) reads.note(key);
+      return fileAllocation!.source(i, wanted);
+    };
+  };
   for (const instance of candidates(inventory.instances, 'Instance')) {
     const ns = instance.metadata.namespace ?? '';
     const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
@@ -200,7 +217,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       continue;
     }
     if (seedProblem) continue;
-    const result = planInstance(instance, reads, config, myDriveShare, { vmMacAddress: options.vmMacAddress });
+    const result = planInstance(instance, reads, config, myDriveShare, { vmMacAddress: options.vmMacAddress, publicExposure: peSource(instance, reads) });
     problems.push(...result.problems);
     if (result.problems.length > 0) reported.add(parentKey(parent));
     const plan = result.plan;

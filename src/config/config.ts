@@ -6,6 +6,7 @@ import { Quantity } from '../inputs/quantity.ts';
 import { QUANTITY_PATTERN } from '../inputs/schema-validator.ts';
 import { isDnsName, isLabelValue, isQualifiedName as isLabelKey } from '../inputs/k8s-names.ts';
 import { nearest } from './suggest.ts';
+import { expandIpPool, poolEntryRange } from './ip-pool.ts';
 import { CONFIG_KEYS, envVarName, MIN_SEED_LENGTH, type ConfigKeyDef, type ValueCheck } from './keys.ts';
 import type { ApiLevel } from '../inputs/api-level.ts';
 
@@ -36,6 +37,11 @@ export interface ComposerConfig {
   gatewayRef: string;
   platformGatewayAuth: boolean;
   stoppedEphemeral: 'keep-running' | 'release';
+  /** Entries as given (src/config/ip-pool.ts expands them). */
+  publicExposureIpPool: string[];
+  publicExposureCommonAnnotations: Record<string, string>;
+  publicExposureCommonLabels: Record<string, string>;
+  publicExposureLoadbalancerIpsKey: string;
   apiLevel: ApiLevel;
   oauth2ProxyImage: string;
   oidcIssuerUrl: string;
@@ -158,6 +164,10 @@ export function loadConfig(sources: ConfigSources = {}): { config: ComposerConfi
   }
   const gateway = gatewayRefProblem(config as unknown as ComposerConfig);
   if (gateway) problems.push(gateway);
+  const pool = expandIpPool((config as unknown as ComposerConfig).publicExposureIpPool ?? []);
+  if ('error' in pool && !problems.some((p) => p.field === 'publicExposureIpPool')) {
+    problems.push({ severity: 'error', field: 'publicExposureIpPool', message: `publicExposureIpPool ${pool.error}` });
+  }
   return { config: config as unknown as ComposerConfig, problems };
 }
 
@@ -324,6 +334,11 @@ const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> =
   // The namespace `workspace-<name>` must be a DNS label.
   'workspace-name': (v) => (isDnsName(`workspace-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a workspace name here must make workspace-<name> a namespace name (lowercase letters, digits, '-', at most 53)`),
   // `crownlabs-controller-<shard>` names a Service: a DNS label; the shard is also a label value.
+  'ip-pool': (v) => {
+    const r = poolEntryRange(v as string);
+    return 'error' in r ? `has ${r.error}: each entry is an IPv4 address, a range a-b or a CIDR` : undefined;
+  },
+  'annotation-key': (v) => (isLabelKey(v as string) ? undefined : `must be an annotation key ([prefix/]name), not ${show(v)}`),
   shard: (v) => (isDnsName(`crownlabs-controller-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a shard must be lowercase letters, digits and '-', at most 42 characters`),
 };
 

@@ -42,6 +42,7 @@ import { instanceMetadataPatch } from './parent-patches.ts';
 import { releasedWorkloads } from './released-workloads.ts';
 import { deleteObject } from '../kube/objects.ts';
 import { failedValidation } from './terminal-error.ts';
+import { decidePublicExposure, publicExposureStatus, releasePublicExposure } from './public-exposure-status.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const parent: ParentRef = { kind: 'Instance', name, namespace };
@@ -50,6 +51,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   let live = ctx.caches.instances.get(namespace, name);
   if (!live || live.metadata.deletionTimestamp) {
     dependencies.remove(own);
+    releasePublicExposure(ctx, namespace, name);
     return {}; // children are garbage-collected
   }
   const inv = ctx.caches.inventory;
@@ -117,7 +119,8 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const key = `${namespace}/${name}`;
   // The share of the bound PV (the status-only path derives its plan with the same resolver).
   const share = (t: Tenant) => myDriveShare(ctx, t);
-  const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share, vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm) });
+  const publicExposure = decidePublicExposure(ctx, instance, template);
+  const composition = compose(inv, ctx.config, { parent: { kind: 'Instance', namespace, name }, myDriveShare: share, vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm), publicExposure });
   dependencies.set(own, [...reads.keys, ...(composition.dependencies.get(own) ?? [])]);
   const unit = composition.units[0];
   if (!unit) {
@@ -152,6 +155,7 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   // is `Starting`, as upstream derives it from its create answer, not "" for want of a cached copy),
   // else the cache (e.g. the VMI KubeVirt makes for a persistent VM); a pruned one is gone.
   const afterApply: ChildLookup = (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child);
+  if (plan.publicExposure?.state === 'refused') await ctx.events.record(live, 'Warning', plan.publicExposure.reason, plan.publicExposure.message);
   await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, afterApply, await headlessServicePods(ctx, namespace, plan, afterApply)));
   return {};
 }
@@ -170,7 +174,7 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
   const instance = inv.instances.get(`${namespace}/${name}`);
   const template = instance && inv.templateOf(instance);
   if (!instance || !template || !ownMetadataWritten(instance, template, inv.level)) return reconcileInstance(ctx, namespace, name);
-  const { plan } = planInstance(instance, inv, ctx.config, (t: Tenant) => myDriveShare(ctx, t), { vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm) });
+  const { plan } = planInstance(instance, inv, ctx.config, (t: Tenant) => myDriveShare(ctx, t), { vmMacAddress: (ns, vm) => liveMacAddress(ctx, ns, vm), publicExposure: decidePublicExposure(ctx, instance, template) });
   // A VMI that just reported the MAC its VM must keep: the VM is applied again (a full reconcile).
   if (plan && plan.environments.some((e) => e.macAddress && observedMacAddress(cachedChild(ctx, 'kubevirt.io/v1', 'VirtualMachine', namespace, e.name), undefined) !== e.macAddress)) {
     return reconcileInstance(ctx, namespace, name);
@@ -271,6 +275,7 @@ function instanceStatus(ctx: ControllerContext, live: CachedObject, plan: Instan
   });
   // Empty fields are left out, and removed when they become empty (see `statusPatch`).
   const status: InstanceStatusFacts = { url: plan.url || undefined, environments, ...instancePlacement(plan.running, placements) };
+  status.publicExposure = publicExposureStatus(plan, plan.publicExposure?.state === 'allocated' ? childOf('v1', 'Service', plan.publicExposure.serviceName) : undefined);
   // docs/behaviour.md §7.2 step 7: the time from creation to the first Ready, as a Go duration string.
   if (live.metadata.creationTimestamp) status.age = goDuration(Math.max(0, Math.floor((ctx.now() - Date.parse(String(live.metadata.creationTimestamp))) / 1000)) * 1000);
   return status;

@@ -13,6 +13,7 @@ import { enrolmentProblem } from './enrolment.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
+import { publicExposurePlan, publicExposureRequest, type PublicExposurePlan, type PublicExposureSource } from './public-exposure.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
 import { exposure, parseGatewayRef, type Exposure, type GatewayRef } from './exposition.ts';
 
@@ -108,6 +109,8 @@ export function observedMacAddress(vm: unknown, vmi: unknown): string | undefine
 export interface PlanObservations {
   /** The MAC address of the VM (or its VMI) named `name` in `namespace`, when known. */
   vmMacAddress?: (namespace: string, name: string) => string | undefined;
+  /** The Instance's public-exposure allocation (docs/behaviour.md §18): the controller's allocator, or the file sinks' fixed order. */
+  publicExposure?: PublicExposureSource;
 }
 
 export interface InstancePlan {
@@ -135,6 +138,8 @@ export interface InstancePlan {
   exposure: Exposure;
   /** The Gateway HTTPRoutes attach to, when they are rendered. */
   gateway?: GatewayRef;
+  /** Public exposure (e62be9e): absent when not asked for or not running. */
+  publicExposure?: PublicExposurePlan;
 }
 
 /**
@@ -298,6 +303,7 @@ export function planInstance(
   const guiEnvs = environments.filter((e) => e.url);
   const urlPath = rendering.instanceUrlPath(uid, guiEnvs.map((e) => e.route!.urlPath));
   const url = urlPath === undefined ? undefined : `https://${guiEnvs[0].host}${urlPath}`;
+  const publicExposure = publicExposurePlan(publicExposureRequest(inventory.level, instance, template, envs, config), instance, environments[0]?.selectorLabels ?? {}, config, observed.publicExposure);
 
   return {
     plan: {
@@ -318,6 +324,7 @@ export function planInstance(
       url,
       exposure: exposes,
       ...(exposes.httpRoute ? { gateway: parseGatewayRef(config.gatewayRef) } : {}),
+      ...(publicExposure ? { publicExposure } : {}),
     },
     problems,
   };

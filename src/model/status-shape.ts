@@ -48,6 +48,16 @@ export interface InstanceStatusFacts {
   /** The node the Instance's workload runs on, and the node labels it was scheduled by (e62be9e). */
   nodeName?: string;
   nodeSelector?: Record<string, string>;
+  /** e62be9e's status.publicExposure (docs/behaviour.md §18); given as undefined: removed (exposure stopped). */
+  publicExposure?: PublicExposureStatusFacts;
+}
+
+export interface PublicExposureStatusFacts {
+  phase: 'Provisioning' | 'Ready' | 'Error';
+  message: string;
+  /** The address the LoadBalancer implementation reports (never the one asked for). */
+  externalIP?: string;
+  ports?: { name: string; port: number; targetPort: number; protocol: string }[];
 }
 
 /** What the Tenant reconciler computes: the 2e8aeb9 fields and those e62be9e added. */
@@ -162,6 +172,7 @@ function environmentsShape(desired: InstanceStatusFacts, current: unknown): Wire
   if (entries && (entries.length > 0 || desired.environments !== undefined)) out.environments = entries;
   if ('nodeName' in desired) out.nodeName = desired.nodeName || undefined;
   if ('nodeSelector' in desired) out.nodeSelector = replacing(desired.nodeSelector, isObject(current) ? current.nodeSelector : undefined);
+  if ('publicExposure' in desired) out.publicExposure = replacing(desired.publicExposure as Record<string, unknown> | undefined, isObject(current) ? current.publicExposure : undefined);
   return out;
 }
 
@@ -169,7 +180,7 @@ function environmentsShape(desired: InstanceStatusFacts, current: unknown): Wire
  * A map to write in place of `held`: a merge patch merges maps key by key, so each held key it
  * lacks is given as undefined (removed). Undefined or empty: the map is removed.
  */
-function replacing(want: Record<string, string> | undefined, held: unknown): Wire | undefined {
+function replacing(want: Record<string, unknown> | undefined, held: unknown): Wire | undefined {
   if (!want || Object.keys(want).length === 0) return undefined;
   const out: Wire = {};
   for (const k of Object.keys(isObject(held) ? held : {})) if (!(k in want)) out[k] = undefined;

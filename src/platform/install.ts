@@ -40,6 +40,7 @@ export function configFileOf(config: ComposerConfig): string {
   for (const def of CONFIG_KEYS as readonly ConfigKeyDef[]) {
     if (def.secret || def.key.startsWith('platform')) continue;
     const v = (config as unknown as Record<string, unknown>)[def.key];
+    if (def.omitWhenDefault && JSON.stringify(v) === JSON.stringify(def.default)) continue;
     out[def.key] = def.type === 'label' ? `${(v as { key: string }).key}=${(v as { value: string }).value}` : v;
   }
   return stringify(out);
