@@ -4,9 +4,9 @@ import { SnapshotChart } from '../../constructs/snapshot/snapshot-chart.ts';
 import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
 import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../inputs/inventory.ts';
-import { RecordedLookups } from '../inputs/lookups.ts';
+import { PUBLIC_EXPOSURE_KEY, RecordedLookups } from '../inputs/lookups.ts';
 import type { Problem } from '../inputs/problems.ts';
-import { objectKey, type Instance, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
+import { objectKey, type InstanceSnapshot, type KubeObject, type Tenant } from '../inputs/types.ts';
 import { cookieSecretSeedProblem, type ComposerConfig } from '../config/config.ts';
 import { planInstance, type InstancePlan } from '../model/instance-plan.ts';
 import type { PublicExposureSource } from '../model/public-exposure.ts';
@@ -189,16 +189,14 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
   const skippedMessage = (t: Tenant) =>
     `skipped: its namespace belongs to Tenant ${t.metadata.name}, which is skipped (no target label ${config.targetLabel.key}=${config.targetLabel.value}), so nothing creates the namespace`;
 
-  // Files: an allocation depends on the Instances allocated with it, recorded as this set's inputs.
+  // Files: an allocation depends on every Instance allocated with it (PUBLIC_EXPOSURE_KEY).
   const fileAllocation = options.publicExposure ? undefined : filePublicExposureSource(inventory, config);
-  const peSource = (instance: Instance, reads: RecordedLookups): PublicExposureSource | undefined => {
-    if (options.publicExposure) return options.publicExposure;
-    if (!instance.spec.publicExposure?.ports?.length) return undefined;
-    return (i, wanted) => {
-      for (const key of fileAllocation!.dependsOn()) reads.note(key);
-      return fileAllocation!.source(i, wanted);
-    };
-  };
+  const peSource = (reads: RecordedLookups): PublicExposureSource =>
+    options.publicExposure ??
+    ((i, wanted) => {
+      reads.note(PUBLIC_EXPOSURE_KEY);
+      return fileAllocation!(i, wanted);
+    });
   for (const instance of candidates(inventory.instances, 'Instance')) {
     const ns = instance.metadata.namespace ?? '';
     const parent: ParentRef = { kind: 'Instance', name: instance.metadata.name, namespace: ns };
@@ -217,7 +215,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       continue;
     }
     if (seedProblem) continue;
-    const result = planInstance(instance, reads, config, myDriveShare, { vmMacAddress: options.vmMacAddress, publicExposure: peSource(instance, reads) });
+    const result = planInstance(instance, reads, config, myDriveShare, { vmMacAddress: options.vmMacAddress, publicExposure: peSource(reads) });
     problems.push(...result.problems);
     if (result.problems.length > 0) reported.add(parentKey(parent));
     const plan = result.plan;

@@ -4,7 +4,7 @@
  * mode (incremental.ts) and the controller's fan-out both read it; the render cache hashes the
  * same keys.
  */
-import { managersKey } from '../inputs/lookups.ts';
+import { managersKey, PUBLIC_EXPOSURE_KEY } from '../inputs/lookups.ts';
 import { objectKey } from '../inputs/types.ts';
 import { tenantNamespaceName } from '../model/naming.ts';
 
@@ -17,12 +17,13 @@ export function namespaceTenantKey(namespace: string): string {
 }
 
 /**
- * The keys an input object answers to in lookups: its own `Kind/namespace/name`, and for a Tenant
- * the managers of each workspace it manages and its personal namespace's labels. A change of the
+ * The keys an input object answers to in lookups: its own `Kind/namespace/name`, for a Tenant
+ * the managers of each workspace it manages and its personal namespace's labels, and
+ * PUBLIC_EXPOSURE_KEY for the Instances and Templates that take part in public exposure. A change of the
  * object concerns the sets depending on any of these keys, of its version before or after.
  * Tolerates an object that failed validation (the controller's raw cached copy).
  */
-export function lookupKeysOf(kind: string, object: { metadata: { name: string; namespace?: string }; spec?: unknown }): string[] {
+export function lookupKeysOf(kind: string, object: { metadata: { name: string; namespace?: string }; spec?: unknown; status?: unknown }): string[] {
   const keys = [`${kind}/${objectKey(object)}`];
   if (kind === 'Tenant') {
     const workspaces = (object.spec as { workspaces?: unknown } | undefined)?.workspaces;
@@ -31,7 +32,15 @@ export function lookupKeysOf(kind: string, object: { metadata: { name: string; n
     }
     keys.push(namespaceTenantKey(tenantNamespaceName(object.metadata.name)));
   }
+  if (takesPartInPublicExposure(kind, object)) keys.push(PUBLIC_EXPOSURE_KEY);
   return keys;
+}
+
+function takesPartInPublicExposure(kind: string, object: { spec?: unknown; status?: unknown }): boolean {
+  if (kind === 'Template') return (object.spec as { allowPublicExposure?: unknown } | undefined)?.allowPublicExposure === true;
+  if (kind !== 'Instance') return false;
+  const ports = (object.spec as { publicExposure?: { ports?: unknown } } | undefined)?.publicExposure?.ports;
+  return (Array.isArray(ports) && ports.length > 0) || !!(object.status as { publicExposure?: unknown } | undefined)?.publicExposure;
 }
 
 /** Input key → the dependents (set ids, or parent keys) whose last composition looked it up. */

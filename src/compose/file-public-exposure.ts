@@ -8,9 +8,9 @@ import type { ComposerConfig } from '../config/config.ts';
 import { effectiveEnvironments } from '../model/instance-plan.ts';
 import { filePublicExposure, poolAddresses, publicExposureRequest, type AllocationResult, type AssignedPort, type PublicExposureSource } from '../model/public-exposure.ts';
 
-/** The source compose gives planInstance, and the keys of the Instances every allocation depends on. */
-export function filePublicExposureSource(inventory: Inventory, config: ComposerConfig): { source: PublicExposureSource; dependsOn: () => string[] } {
-  let computed: { results: Map<string, AllocationResult>; keys: string[] } | undefined;
+/** The source compose gives planInstance (computed on first use, once per compose). */
+export function filePublicExposureSource(inventory: Inventory, config: ComposerConfig): PublicExposureSource {
+  let computed: Map<string, AllocationResult> | undefined;
   const compute = () => {
     if (computed) return computed;
     const requests: { instance: Instance; wanted: readonly AssignedPort[] }[] = [];
@@ -20,12 +20,9 @@ export function filePublicExposureSource(inventory: Inventory, config: ComposerC
       const r = publicExposureRequest(inventory.level, instance, template, effectiveEnvironments(instance, template), config);
       if (r.kind === 'wanted') requests.push({ instance, wanted: r.ports });
     }
-    computed = { results: filePublicExposure(requests, poolAddresses(config)), keys: requests.map((r) => `Instance/${objectKey(r.instance)}`).sort() };
+    computed = filePublicExposure(requests, poolAddresses(config));
     return computed;
   };
-  return {
-    source: (instance) => compute().results.get(objectKey(instance)),
-    dependsOn: () => compute().keys,
-  };
+  return (instance) => compute().get(objectKey(instance));
 }
 

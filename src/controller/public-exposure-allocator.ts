@@ -3,12 +3,16 @@
  * so every decision is made by one synchronous call (JavaScript runs one at a time: no await
  * between reading what is taken and recording the reservation), whatever the number of workers.
  *
- * Taken = this process's reservations (decided, maybe not yet applied or not yet in the cache)
- * plus every cached public-exposure Service of another live Instance (what a previous process or
- * another shard applied: after a restart the cache is synced before the first reconcile).
+ * Taken by others = this process's reservations (decided, maybe not yet applied or not yet in the
+ * cache), every cached public-exposure Service but the Instance's own (what a previous process or
+ * another shard applied, what an Instance held before its last decision; a deleted Instance's
+ * Service counts until it is garbage-collected), and
+ * the status of every other Instance that has neither (what the Go operator gave before a switch,
+ * or an apply that failed before a restart).
  */
 import { COMPOSER } from '../model/labels.ts';
-import { allocate, PE_COMPONENT, PE_COMPONENT_LABEL, poolAddresses, take, type Allocation, type AllocationResult, type AssignedPort } from '../model/public-exposure.ts';
+import { allocate, PE_COMPONENT, PE_COMPONENT_LABEL, poolAddresses, publicExposureServiceName, statusAllocation, take, type Allocation, type AllocationResult, type AssignedPort } from '../model/public-exposure.ts';
+import type { Instance } from '../inputs/types.ts';
 import type { Caches } from './caches.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import type { CachedObject } from '../kube/informer.ts';
@@ -22,23 +26,41 @@ export class PublicExposureAllocator {
     private readonly ipsKey: string,
     /** Cached public-exposure Services (any owner). */
     private readonly services: () => readonly CachedObject[],
-    /** Whether an Instance is still in the cache (a deleted one's Service no longer counts). */
-    private readonly instanceLive: (key: string) => boolean,
+    /** Cached Instances (their status records what they were given). */
+    private readonly instances: () => readonly CachedObject[],
   ) {}
 
-  /** Decides and records the allocation of `key`: synchronous by design (see the file comment). */
-  allocate(key: string, wanted: readonly AssignedPort[]): AllocationResult {
+  /** Decides and records the allocation of `instance`: synchronous by design (see the file comment). */
+  allocate(instance: Instance, wanted: readonly AssignedPort[]): AllocationResult {
+    const key = `${instance.metadata.namespace}/${instance.metadata.name}`;
+    const ownService = `${instance.metadata.namespace}/${publicExposureServiceName(instance)}`;
     const taken = new Map<string, Set<number>>();
-    for (const [k, a] of this.held) if (k !== key) take(taken, a);
+    const counted = new Set<string>([key]);
+    for (const [k, a] of this.held) {
+      if (k === key) continue;
+      take(taken, a);
+      counted.add(k);
+    }
     let fromService: Allocation | undefined;
     for (const svc of this.services()) {
-      const owner = ownerKey(svc);
       const a = serviceAllocation(svc, this.ipsKey);
-      if (!a || !owner) continue;
-      if (owner === key) fromService = a;
-      else if (!this.held.has(owner) && this.instanceLive(owner)) take(taken, a);
+      if (!a) continue;
+      if (`${svc.metadata.namespace}/${svc.metadata.name}` === ownService) {
+        fromService = a;
+        continue;
+      }
+      // Counted even when its Instance decided anew: the old ports stay taken until the Service holds the new ones.
+      take(taken, a);
+      const owner = ownerKey(svc);
+      if (owner) counted.add(owner);
     }
-    const result = allocate(wanted, this.pool, taken, this.held.get(key) ?? fromService);
+    for (const other of this.instances()) {
+      const k = `${other.metadata.namespace}/${other.metadata.name}`;
+      if (counted.has(k) || other.metadata.deletionTimestamp) continue;
+      const a = statusAllocation(other as unknown as Instance);
+      if (a) take(taken, a);
+    }
+    const result = allocate(wanted, this.pool, taken, this.held.get(key) ?? fromService ?? statusAllocation(instance));
     if ('allocation' in result) this.held.set(key, result.allocation);
     else this.held.delete(key);
     return result;
@@ -55,10 +77,12 @@ export class PublicExposureAllocator {
   }
 }
 
-/** `ns/name` of the Instance a set's object belongs to, from its parent annotation. */
+/** `ns/name` of the Instance a Service belongs to: our parent annotation, else its controller owner (the Go operator's). */
 function ownerKey(obj: CachedObject): string | undefined {
   const parent = obj.metadata.annotations?.[COMPOSER.parentAnnotation];
-  return parent?.startsWith('Instance/') ? parent.slice('Instance/'.length) : undefined;
+  if (parent?.startsWith('Instance/')) return parent.slice('Instance/'.length);
+  const owner = obj.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'Instance');
+  return owner ? `${obj.metadata.namespace}/${owner.name}` : undefined;
 }
 
 /** The allocation a public-exposure Service records: the address asked for (annotation) and its ports. */
@@ -83,10 +107,7 @@ export function publicExposureAllocator(caches: Caches, config: ComposerConfig):
       poolAddresses(config),
       config.publicExposureLoadbalancerIpsKey,
       () => caches.child('v1', 'Service')?.list() ?? [],
-      (key) => {
-        const [ns, name] = key.split('/');
-        return !!caches.instances.get(ns, name);
-      },
+      () => caches.instances.list(),
     );
     ALLOCATORS.set(caches, a);
   }

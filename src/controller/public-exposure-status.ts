@@ -8,16 +8,20 @@ import { effectiveEnvironments, type InstancePlan } from '../model/instance-plan
 import { publicExposureRequest, type AllocationResult, type PublicExposureSource } from '../model/public-exposure.ts';
 import type { PublicExposureStatusFacts } from '../model/status-shape.ts';
 import type { ControllerContext } from './context.ts';
-import { publicExposureAllocator } from './public-exposure-allocator.ts';
+import { publicExposureAllocator, serviceAllocation } from './public-exposure-allocator.ts';
+import type { CachedObject } from '../kube/informer.ts';
+
+export { ALLOCATION_FAILED } from '../model/public-exposure.ts';
+/** How soon an Instance refused for want of free ports asks again. */
+export const PUBLIC_EXPOSURE_RETRY_MS = 30_000;
 
 /** Decides this Instance's allocation now (or releases it) and returns it as compose's observation. */
 export function decidePublicExposure(ctx: ControllerContext, instance: Instance, template: Template): PublicExposureSource {
-  const key = `${instance.metadata.namespace}/${instance.metadata.name}`;
   const allocator = publicExposureAllocator(ctx.caches, ctx.config);
   const request = publicExposureRequest(ctx.caches.inventory.level, instance, template, effectiveEnvironments(instance, template), ctx.config);
   let result: AllocationResult | undefined;
-  if (request.kind === 'wanted') result = allocator.allocate(key, request.ports);
-  else allocator.release(key);
+  if (request.kind === 'wanted') result = allocator.allocate(instance, request.ports);
+  else allocator.release(`${instance.metadata.namespace}/${instance.metadata.name}`);
   return () => result;
 }
 
@@ -37,4 +41,12 @@ export function publicExposureStatus(plan: InstancePlan, service: Record<string,
   return externalIP
     ? { phase: 'Ready', message: 'Public exposure completed successfully.', externalIP, ports }
     : { phase: 'Provisioning', message: 'Waiting for LoadBalancer IP to be assigned.', ports };
+}
+
+/** Whether the cached public-exposure Service holds what the plan allocates (else the set must be applied). */
+export function publicExposureApplied(plan: InstancePlan, service: Record<string, unknown> | undefined, ipsKey: string): boolean {
+  const pe = plan.publicExposure;
+  if (pe?.state !== 'allocated') return true;
+  const held = service && serviceAllocation(service as unknown as CachedObject, ipsKey);
+  return !!held && JSON.stringify(held) === JSON.stringify(pe.allocation);
 }

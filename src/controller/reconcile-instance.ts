@@ -42,7 +42,7 @@ import { instanceMetadataPatch } from './parent-patches.ts';
 import { releasedWorkloads } from './released-workloads.ts';
 import { deleteObject } from '../kube/objects.ts';
 import { failedValidation } from './terminal-error.ts';
-import { decidePublicExposure, publicExposureStatus, releasePublicExposure } from './public-exposure-status.ts';
+import { ALLOCATION_FAILED, PUBLIC_EXPOSURE_RETRY_MS, decidePublicExposure, publicExposureApplied, publicExposureStatus, releasePublicExposure } from './public-exposure-status.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const parent: ParentRef = { kind: 'Instance', name, namespace };
@@ -157,7 +157,8 @@ export async function reconcileInstance(ctx: ControllerContext, namespace: strin
   const afterApply: ChildLookup = (apiVersion, kind, child) => outcome.live.get(`${kind}/${namespace}/${child}`) ?? cachedChild(ctx, apiVersion, kind, namespace, child);
   if (plan.publicExposure?.state === 'refused') await ctx.events.record(live, 'Warning', plan.publicExposure.reason, plan.publicExposure.message);
   await writeInstanceStatus(ctx, live, instanceStatus(ctx, live, plan, afterApply, await headlessServicePods(ctx, namespace, plan, afterApply)));
-  return {};
+  // Ports another Instance leaves are not an event of this one: look again later.
+  return plan.publicExposure?.state === 'refused' && plan.publicExposure.reason === ALLOCATION_FAILED ? { requeueAfterMs: PUBLIC_EXPOSURE_RETRY_MS } : {};
 }
 
 /**
@@ -180,6 +181,10 @@ export async function reconcileInstanceStatus(ctx: ControllerContext, namespace:
     return reconcileInstance(ctx, namespace, name);
   }
   if (!plan) return reconcileInstance(ctx, namespace, name);
+  // The allocation moved (a collision seen only now): the Service must be applied, not only the status.
+  if (plan.publicExposure?.state === 'allocated' && !publicExposureApplied(plan, cachedChild(ctx, 'v1', 'Service', namespace, plan.publicExposure.serviceName), ctx.config.publicExposureLoadbalancerIpsKey)) {
+    return reconcileInstance(ctx, namespace, name);
+  }
   // An Ingress left while its HTTPRoute was not Accepted: the route's status may let it go (a prune).
   if (!plan.exposure.ingress && ctx.caches.child('networking.k8s.io/v1', 'Ingress')?.byParentId(parentId({ kind: 'Instance', namespace, name })).length) return reconcileInstance(ctx, namespace, name);
   const cached: ChildLookup = (apiVersion, kind, child) => cachedChild(ctx, apiVersion, kind, namespace, child);

@@ -17,6 +17,14 @@ export function managersKey(workspace: string): string {
 }
 
 /**
+ * The key of "the Instances asking for public exposure" (docs/behaviour.md §18): the file sinks
+ * allocate them all in one order, so each one's set depends on the others. An Instance that asks
+ * or holds an allocation in its status, and a Template allowing it, answer to it (before or after
+ * a change), so one starting to ask re-renders those it may take ports from.
+ */
+export const PUBLIC_EXPOSURE_KEY = 'Instance#public-exposure';
+
+/**
  * Looks up through an Inventory and notes the key (`Kind/namespace/name`) of every lookup, found
  * or not: a Template looked up and missing is a dependency, so its creation re-renders the set.
  */

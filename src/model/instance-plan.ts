@@ -303,7 +303,9 @@ export function planInstance(
   const guiEnvs = environments.filter((e) => e.url);
   const urlPath = rendering.instanceUrlPath(uid, guiEnvs.map((e) => e.route!.urlPath));
   const url = urlPath === undefined ? undefined : `https://${guiEnvs[0].host}${urlPath}`;
-  const publicExposure = publicExposurePlan(publicExposureRequest(inventory.level, instance, template, envs, config), instance, environments[0]?.selectorLabels ?? {}, config, observed.publicExposure);
+  // Upstream selects the Instance's Pods without the environment label (one environment only).
+  const publicExposure = publicExposurePlan(publicExposureRequest(inventory.level, instance, template, envs, config), instance, instanceSelectorLabels(identity), config, observed.publicExposure);
+  if (publicExposure?.state === 'refused') problems.push({ severity: 'warning', ...about, field: 'spec.publicExposure.ports', message: `${publicExposure.message}: no LoadBalancer Service is rendered` });
 
   return {
     plan: {

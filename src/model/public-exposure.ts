@@ -39,6 +39,9 @@ export type PublicExposureRequest =
   | { kind: 'refused'; reason: string; message: string }
   | { kind: 'wanted'; ports: AssignedPort[] };
 
+/** The reason of a request no address can answer now (others may free ports later). */
+export const ALLOCATION_FAILED = 'PublicExposureAllocationFailed';
+
 export const MULTI_ENV_MESSAGE = 'Public exposure is not allowed for templates with multiple environments';
 
 /**
@@ -232,7 +235,7 @@ export function publicExposurePlan(
   if (request.kind === 'none') return undefined;
   if (request.kind === 'refused') return { state: 'refused', reason: request.reason, message: request.message };
   const result = source?.(instance, request.ports) ?? { error: 'no address allocated yet' };
-  if ('error' in result) return { state: 'refused', reason: 'PublicExposureAllocationFailed', message: `Public exposure failed: ${result.error}` };
+  if ('error' in result) return { state: 'refused', reason: ALLOCATION_FAILED, message: `Public exposure failed: ${result.error}` };
   return {
     state: 'allocated',
     allocation: result.allocation,

@@ -69,6 +69,8 @@ export function lab(opts: {
   env: Record<string, unknown> | Record<string, unknown>[];
   instance?: Record<string, unknown>;
   instanceMeta?: Record<string, unknown>;
+  /** Merged into the Template's spec. */
+  template?: Record<string, unknown>;
   extra?: string;
 }): string {
   const envs = Array.isArray(opts.env) ? opts.env : [opts.env];
@@ -102,7 +104,7 @@ export function lab(opts: {
       apiVersion: 'crownlabs.polito.it/v1alpha2',
       kind: 'Template',
       metadata: { name: 'tmpl', namespace: 'workspace-tea' },
-      spec: { prettyName: 'T', description: 'd', 'workspace.crownlabs.polito.it/WorkspaceRef': { name: 'tea' }, environmentList },
+      spec: { prettyName: 'T', description: 'd', 'workspace.crownlabs.polito.it/WorkspaceRef': { name: 'tea' }, environmentList, ...opts.template },
     },
     {
       apiVersion: 'crownlabs.polito.it/v1alpha2',
