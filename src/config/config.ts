@@ -415,7 +415,9 @@ function parseTyped(def: ConfigKeyDef, raw: unknown): { value?: unknown; error?:
         }
       } else return { error: 'must be k1=v1&k2=v2 or a mapping' };
       for (const [k, v] of entries) {
-        if (!isLabelKey(k) || typeof v !== 'string' || !isLabelValue(v)) return { error: `"${k}=${String(v)}" is not a valid label` };
+        if (def.annotationValues ? !isLabelKey(k) || typeof v !== 'string' : !isLabelKey(k) || typeof v !== 'string' || !isLabelValue(v)) {
+          return { error: `"${k}=${String(v)}" is not a valid ${def.annotationValues ? 'annotation' : 'label'}` };
+        }
       }
       return { value: Object.fromEntries(entries) };
     }

@@ -49,6 +49,8 @@ export interface ConfigKeyDef {
   secret?: boolean;
   /** Read only from the environment: refused in the config file, no flag (command lines are visible to every user of a machine). */
   envOnly?: boolean;
+  /** A kvmap of annotations: any string is a value (a label value is checked otherwise). */
+  annotationValues?: boolean;
   /** Left out of the platform ConfigMap while at its default (keys added later: existing installs render as before). */
   omitWhenDefault?: boolean;
 }
@@ -83,7 +85,7 @@ export const CONFIG_KEYS = [
   { key: 'containerKanikoImg', flag: '--container-kaniko-img', type: 'string', check: 'image', default: 'gcr.io/kaniko-project/executor', doc: 'kaniko image of the snapshot Job (used verbatim).' },
   { key: 'stoppedEphemeral', flag: '--stopped-ephemeral', type: 'enum', enumValues: STOPPED_EPHEMERAL_MODES, default: 'keep-running', doc: 'What `running: false` does to the workload of an ephemeral (non-persistent) Instance (docs/behaviour.md Decision 9). "keep-running" (upstream): only its Service and Ingresses go and its phase is Off; its Deployment keeps 1 replica and its VirtualMachineInstance keeps running, so nothing in the emptyDir or the VM\'s disk is lost. "release": the Deployment is scaled to 0 and the VirtualMachineInstance deleted (also one the Go operators left running), freeing their compute and deleting their data.' },
   { key: 'publicExposureIpPool', flag: '--public-exposure-ip-pool', type: 'list', check: 'ip-pool', default: [], omitWhenDefault: true, doc: 'IPv4 addresses the LoadBalancer Services of public exposure take theirs from (docs/behaviour.md §18, API level e62be9e): single addresses, ranges (a-b) and CIDRs (every address of the block), as upstream. Empty: public exposure is off, and an Instance asking for it gets phase Error in status.publicExposure and a Warning Event.' },
-  { key: 'publicExposureCommonAnnotations', flag: '--public-exposure-common-annotations', type: 'kvmap', default: {}, omitWhenDefault: true, doc: 'Annotations (k1=v1&k2=v2) put on every public-exposure LoadBalancer Service (upstream\'s Helm value: metallb.universe.tf/allow-shared-ip=pe).' },
+  { key: 'publicExposureCommonAnnotations', flag: '--public-exposure-common-annotations', type: 'kvmap', annotationValues: true, default: {}, omitWhenDefault: true, doc: 'Annotations (k1=v1&k2=v2, any value) put on every public-exposure LoadBalancer Service (upstream\'s Helm value: metallb.universe.tf/allow-shared-ip=pe; items are joined with & here, where upstream\'s flag uses commas).' },
   { key: 'publicExposureCommonLabels', flag: '--public-exposure-common-labels', type: 'kvmap', default: {}, omitWhenDefault: true, doc: 'Labels (k1=v1&k2=v2) put on every public-exposure LoadBalancer Service, besides crownlabs.polito.it/component=pe.' },
   { key: 'publicExposureLoadbalancerIpsKey', flag: '--public-exposure-loadbalancer-ips-key', type: 'string', check: 'annotation-key', default: 'metallb.universe.tf/loadBalancerIPs', omitWhenDefault: true, doc: 'Annotation of a public-exposure Service holding the address chosen for it (MetalLB\'s; Cilium\'s is lbipam.cilium.io/ips).' },
   // --- Authentication in front of instance GUIs (docs/behaviour.md Decision 2) ---

@@ -34,6 +34,12 @@ describe('the IP pool: addresses, ranges and CIDRs, each address once', () => {
     expect(ok.problems).toEqual([]);
     expect(ok.config.publicExposureIpPool).toEqual(['172.18.0.240-172.18.0.249', '172.18.0.250/30']);
   });
+  it('common annotations take any value (Cilium shares an address across namespaces with "*"); common labels only label values', () => {
+    const ok = loadConfig({ flags: { publicExposureCommonAnnotations: 'lbipam.cilium.io/sharing-key=pe&lbipam.cilium.io/sharing-cross-namespace=*' } });
+    expect(ok.problems).toEqual([]);
+    expect(ok.config.publicExposureCommonAnnotations).toEqual({ 'lbipam.cilium.io/sharing-key': 'pe', 'lbipam.cilium.io/sharing-cross-namespace': '*' });
+    expect(loadConfig({ flags: { publicExposureCommonLabels: 'pool=*' } }).problems.map((p) => p.message).join()).toContain('not a valid label');
+  });
 });
 
 const template = (allow: boolean | undefined, envs = 1): Template =>
