@@ -25,4 +25,3 @@ export function filePublicExposureSource(inventory: Inventory, config: ComposerC
   };
   return (instance) => compute().get(objectKey(instance));
 }
-

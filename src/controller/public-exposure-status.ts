@@ -11,7 +11,6 @@ import type { ControllerContext } from './context.ts';
 import { publicExposureAllocator, serviceAllocation } from './public-exposure-allocator.ts';
 import type { CachedObject } from '../kube/informer.ts';
 
-export { ALLOCATION_FAILED } from '../model/public-exposure.ts';
 /** How soon an Instance refused for want of free ports asks again. */
 export const PUBLIC_EXPOSURE_RETRY_MS = 30_000;
 

@@ -42,7 +42,8 @@ import { instanceMetadataPatch } from './parent-patches.ts';
 import { releasedWorkloads } from './released-workloads.ts';
 import { deleteObject } from '../kube/objects.ts';
 import { failedValidation } from './terminal-error.ts';
-import { ALLOCATION_FAILED, PUBLIC_EXPOSURE_RETRY_MS, decidePublicExposure, publicExposureApplied, publicExposureStatus, releasePublicExposure } from './public-exposure-status.ts';
+import { ALLOCATION_FAILED } from '../model/public-exposure.ts';
+import { PUBLIC_EXPOSURE_RETRY_MS, decidePublicExposure, publicExposureApplied, publicExposureStatus, releasePublicExposure } from './public-exposure-status.ts';
 
 export async function reconcileInstance(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   const parent: ParentRef = { kind: 'Instance', name, namespace };
