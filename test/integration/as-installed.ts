@@ -44,6 +44,8 @@ export interface InstalledOptions {
   webhookScope?: string;
   /** Values of the rendered Secret `crownlabs-composer-secrets` @default the config's secret keys */
   secrets?: Record<string, string>;
+  /** Flags an operator appends to the rendered container's args (e.g. more reconcile workers). */
+  extraArgs?: readonly string[];
 }
 
 export interface InstalledController extends RunningController {
@@ -132,7 +134,7 @@ export async function runInstalledController(config: ComposerConfig, options: In
 
   const webhookPort = await freePort();
   const mounts = (container.volumeMounts ?? []).map((m) => m.mountPath);
-  const args = container.args.map((a) => (mounts.some((m) => a === m || a.startsWith(`${m}/`)) ? path.join(root, a) : a));
+  const args = [...container.args, ...(options.extraArgs ?? [])].map((a) => (mounts.some((m) => a === m || a.startsWith(`${m}/`)) ? path.join(root, a) : a));
   const at = (flag: string) => args.indexOf(flag) + 1;
   for (const flag of ['--metrics-addr', '--health-probe-addr']) if (at(flag) > 0) args[at(flag)] = '127.0.0.1:0';
   args.push('--webhook-host', '127.0.0.1', '--webhook-port', String(webhookPort));

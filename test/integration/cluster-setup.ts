@@ -28,7 +28,8 @@ const THIRD_PARTY_CRD = (f: string) =>
   f === 'argoproj.io_applications.yaml' ||
   f === 'argoproj.io_appprojects.yaml' ||
   /^gateway\.networking\.k8s\.io_(httproutes|gateways|gatewayclasses|referencegrants)\.yaml$/.test(f) ||
-  f === 'gateway.envoyproxy.io_securitypolicies.yaml';
+  f === 'gateway.envoyproxy.io_securitypolicies.yaml' ||
+  /^metallb\.io_.*\.yaml$/.test(f);
 const CROWNLABS_CRD = (f: string) => /^crownlabs\.polito\.it_.*\.yaml$/.test(f);
 
 export const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v !== 'false';
@@ -112,8 +113,8 @@ export interface TestCluster {
  * (idempotent: reuses a cluster already running there; builds/caches binaries on first use), then
  * installs the level's CRDs. Order on a start: API server, CRDs, then the controller manager and
  * the nodes: the garbage collector then watches the custom resources from the start instead of
- * after its 30s discovery resync, and kwok loads its KubeVirt and CDI Stages only when their CRDs
- * are served.
+ * after its 30s discovery resync, kwok loads its KubeVirt and CDI Stages only when their CRDs
+ * are served, and MetalLB's controller starts only when its CRDs are.
  */
 export async function startOrReuseCluster(opts: ClusterOptions): Promise<TestCluster> {
   const t0 = Date.now();
