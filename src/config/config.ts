@@ -333,12 +333,12 @@ const VALUE_CHECKS: Record<ValueCheck, (value: unknown) => string | undefined> =
   },
   // The namespace `workspace-<name>` must be a DNS label.
   'workspace-name': (v) => (isDnsName(`workspace-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a workspace name here must make workspace-<name> a namespace name (lowercase letters, digits, '-', at most 53)`),
-  // `crownlabs-controller-<shard>` names a Service: a DNS label; the shard is also a label value.
   'ip-pool': (v) => {
     const r = poolEntryRange(v as string);
     return 'error' in r ? `has ${r.error}: each entry is an IPv4 address, a range a-b or a CIDR` : undefined;
   },
   'annotation-key': (v) => (isLabelKey(v as string) ? undefined : `must be an annotation key ([prefix/]name), not ${show(v)}`),
+  // `crownlabs-controller-<shard>` names a Service: a DNS label; the shard is also a label value.
   shard: (v) => (isDnsName(`crownlabs-controller-${v as string}`, 63) && !(v as string).includes('.') ? undefined : `has ${show(v)}: a shard must be lowercase letters, digits and '-', at most 42 characters`),
 };
 
