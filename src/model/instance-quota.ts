@@ -1,7 +1,7 @@
 /**
  * The per-workspace Instance quota of e62be9e (upstream operators/docs/resource-quota.md; quotas in docs/behaviour.md §16.4): what a set of running
- * Instances uses, and whether one more fits a workspace's quota and the tenant's. Pure: the
- * admission webhook that reads the cluster and serialises concurrent requests is built on it.
+ * Instances uses, and whether one more fits a workspace's quota and the tenant's. Pure: it is
+ * meant for an Instance admission webhook, which is not served yet.
  */
 import type { Environment, GenericRef, ResourceQuotaSpec, Template, WorkspaceResourceQuota } from '../inputs/types.ts';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../inputs/quantity.ts';
@@ -81,13 +81,7 @@ export function workspaceLimit(quota: WorkspaceResourceQuota | ResourceQuotaSpec
 
 /** The tenant's managed quota (tenantQuota at e62be9e), the sum over its workspaces with the caps applied. */
 export function tenantLimit(values: QuotaValues): QuotaLimit {
-  return {
-    instances: values.instances,
-    cpu: parseQuantity(values.cpu),
-    memory: parseQuantity(values.memory),
-    disk: parseQuantity(values.storage ?? 0),
-    other: new Map(Object.entries(values.other ?? {}).map(([k, v]) => [k, parseQuantity(v)])),
-  };
+  return workspaceLimit({ instances: values.instances, cpu: values.cpu, memory: values.memory, disk: values.storage, otherResources: values.other });
 }
 
 /** The first resource over its limit, in upstream's order (Instances, CPU, Memory, Disk, then the others by name). */
