@@ -2,9 +2,11 @@ import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { containerSecurity, POD_SECURITY, TMP_MOUNT, TMP_VOLUME } from './restricted-pod-security.ts';
 
-/** Where TenantWebhooks (constructs/platform/tenant-webhooks.ts) is told to send admission reviews. */
+/** Where the webhook configurations (TenantWebhooks, InstanceQuotaWebhook) are told to send admission reviews. */
 export interface WebhookWiring {
   service?: { namespace: string; name: string; port?: number };
+  /** The shard's target label, which its namespaces carry. */
+  namespaceLabel: { key: string; value: string };
   url?: string;
   caBundle?: string;
   /** cert-manager Certificate `namespace/name` (cainjector annotation). */
@@ -161,6 +163,7 @@ export class ControllerShard extends Construct {
     if (webhooks)
       webhooks.render(this, 'webhooks', {
         service: { namespace: ns, name, port: 443 },
+        namespaceLabel: { key: props.targetLabelKey, value: props.shard },
         ...(webhooks.caBundle ? { caBundle: webhooks.caBundle } : {}),
         ...(webhooks.certificate ? { certManagerCertificate: webhooks.certificate } : {}),
         namePrefix: `${name}-`,

@@ -102,6 +102,10 @@ export interface WebhookDeps {
   level?: ApiLevel;
   /** The controller's own user name: its writes to its Tenants (finalizers, labels) skip the checks. */
   bypassUsers: string[];
+  /** e62be9e's Instance quota webhook (docs/behaviour.md §16.6): its reads, its ledger's namespace (the Lease's), the caps of the managed quota. */
+  client: KubeClient;
+  quotaLedgerNamespace: string;
+  quotaCaps: Pick<ComposerConfig, 'capCpu' | 'capMemory' | 'capInstances'>;
   now: () => number;
   logger: Logger;
 }
@@ -189,6 +193,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
         listInstances: async (ns) => (caches?.instances.hasSynced ? caches.instances.list().filter((i) => i.metadata.namespace === ns) : (await client.request<{ items: Instance[] }>('GET', client.path('crownlabs.polito.it/v1alpha2', 'Instance', ns))).items) as unknown as Instance[],
         level,
         bypassUsers: await ownUserNames(client, log),
+        client,
+        quotaLedgerNamespace: options.leaderElectionNamespace ?? 'default',
+        quotaCaps: options.config,
         now: options.now ?? Date.now,
         logger: log.child({ component: 'webhooks' }),
       });

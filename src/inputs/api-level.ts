@@ -27,6 +27,15 @@ export function kindExistsAt(kind: string, level: ApiLevel): boolean {
   return LEVEL_ONLY_KINDS[kind]?.includes(level) ?? true;
 }
 
+/** Admission webhooks that exist at some levels only (docs/webhooks.md). */
+export const LEVEL_ONLY_WEBHOOKS: Readonly<Record<'instance-quota', readonly ApiLevel[]>> = {
+  'instance-quota': ['e62be9e'],
+};
+
+export function webhookExistsAt(webhook: keyof typeof LEVEL_ONLY_WEBHOOKS, level: ApiLevel): boolean {
+  return LEVEL_ONLY_WEBHOOKS[webhook].includes(level);
+}
+
 export function isApiLevel(v: unknown): v is ApiLevel {
   return typeof v === 'string' && (API_LEVELS as readonly string[]).includes(v);
 }

@@ -30,6 +30,8 @@ import { SNAPSHOT_API_ACCESS } from '../controller/reconcile-snapshot.ts';
 import { API_LEVEL_API_ACCESS } from '../controller/api-level-watch.ts';
 import { HEADLESS_IP_API_ACCESS } from '../controller/reconcile-instance.ts';
 import { METRICS_AUTH_API_ACCESS } from '../controller/metrics-auth.ts';
+import { INSTANCE_QUOTA_API_ACCESS, INSTANCE_QUOTA_LEDGER_ACCESS } from '../webhooks/instance-quota.ts';
+import { webhookExistsAt } from '../inputs/api-level.ts';
 import { KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
 import { renderedKinds, representativeObjects } from '../compose/representative-lab.ts';
@@ -137,7 +139,8 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
     rules.add(groupOf(apiVersion), `${plural}/status`, ['patch']);
     rules.add(groupOf(apiVersion), `${plural}/finalizers`, ['update']);
   }
-  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS, ...API_LEVEL_API_ACCESS, ...HEADLESS_IP_API_ACCESS[config.apiLevel]];
+  const quotaWebhook = webhookExistsAt('instance-quota', config.apiLevel);
+  const declared: ApiAccess[] = [...SNAPSHOT_API_ACCESS, ...API_LEVEL_API_ACCESS, ...HEADLESS_IP_API_ACCESS[config.apiLevel], ...(quotaWebhook ? INSTANCE_QUOTA_API_ACCESS : [])];
   for (const name of config.platformInstanceAutomation) declared.push(...AUTOMATION_API_ACCESS[name as keyof typeof AUTOMATION_API_ACCESS]);
   for (const a of declared) rules.add(groupOf(a.apiVersion), `${pluralOf(a.apiVersion, a.kind)}${a.subresource ? `/${a.subresource}` : ''}`, a.verbs);
   rules.add('', 'events', ['create']);
@@ -154,6 +157,7 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
     leaseRules: [
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [...leaseNames] },
+      ...(quotaWebhook ? INSTANCE_QUOTA_LEDGER_ACCESS.map((a) => ({ apiGroups: [groupOf(a.apiVersion)], resources: [pluralOf(a.apiVersion, a.kind)], verbs: [...a.verbs] })) : []),
     ],
   };
 }

@@ -9,8 +9,9 @@ import { stringify } from 'yaml';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
 import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
+import { InstanceQuotaWebhook } from '../../constructs/platform/instance-quota-webhook.ts';
 import type { KubeObject } from '../inputs/types.ts';
-import { crownlabsCrdsDir } from '../inputs/api-level.ts';
+import { crownlabsCrdsDir, webhookExistsAt } from '../inputs/api-level.ts';
 import { exposure, parseGatewayRef } from '../model/exposition.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
@@ -88,7 +89,10 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     gatewayAuth: gatewayAuth(config),
     webhookCaBundle: config.platformWebhookCaBundle || undefined,
     webhookCertificate: config.platformWebhookCertificate || undefined,
-    webhooks: (scope, id, wiring) => new TenantWebhooks(scope, id, wiring),
+    webhooks: (scope, id, wiring) => {
+      new TenantWebhooks(scope, id, wiring);
+      if (webhookExistsAt('instance-quota', config.apiLevel)) new InstanceQuotaWebhook(scope, `${id}-instance`, wiring);
+    },
     labelPolicy: {
       resources: labelledResources(),
       // gitops mode: Argo CD applies our tree, the sandboxes' and MyDrive claims' objects included.

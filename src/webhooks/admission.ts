@@ -130,7 +130,7 @@ function userInfoProblem(u: unknown): string | undefined {
   return undefined;
 }
 
-function requestProblem(r: Record<string, unknown>): string | undefined {
+function requestProblem(r: Record<string, unknown>, expectedKind: string): string | undefined {
   if (typeof r.operation !== 'string' || !OPERATIONS.includes(r.operation as Operation)) return `request.operation is not one of ${OPERATIONS.join(', ')}`;
   for (const f of ['name', 'namespace'] as const) {
     if (r[f] !== undefined && !isShortString(r[f], REVIEW_LIMITS.name)) return `request.${f} is not a string of at most ${REVIEW_LIMITS.name} characters`;
@@ -140,7 +140,7 @@ function requestProblem(r: Record<string, unknown>): string | undefined {
     if (v !== undefined && (!isObject(v) || !Object.values(v).every((x) => isShortString(x, REVIEW_LIMITS.name)))) return `request.${f} is not a group/version/${f} of strings`;
   }
   const kind = r.kind as { group?: string; kind?: string } | undefined;
-  if (kind && (kind.group !== 'crownlabs.polito.it' || kind.kind !== 'Tenant')) return `request.kind is ${kind.group}/${kind.kind}, not a crownlabs.polito.it Tenant`;
+  if (kind && (kind.group !== 'crownlabs.polito.it' || kind.kind !== expectedKind)) return `request.kind is ${kind.group}/${kind.kind}, not a crownlabs.polito.it ${expectedKind}`;
   const userInfo = userInfoProblem(r.userInfo);
   if (userInfo) return userInfo;
   if (r.dryRun !== undefined && typeof r.dryRun !== 'boolean') return 'request.dryRun is not a boolean';
@@ -157,7 +157,7 @@ function requestProblem(r: Record<string, unknown>): string | undefined {
  * With `uid` the review was readable enough to be answered (a 400 AdmissionReview response, which
  * the API server relays to its client); without, only an HTTP 400 fits.
  */
-export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string; uid?: string } {
+export function parseReview(body: unknown, expectedKind = 'Tenant'): { request: AdmissionRequest } | { error: string; uid?: string } {
   if (!isObject(body)) return { error: 'body is not a JSON object' };
   if (body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
     return { error: `expected an admission.k8s.io/v1 AdmissionReview, got ${String(body.apiVersion).slice(0, 64)} ${String(body.kind).slice(0, 64)}` };
@@ -166,7 +166,7 @@ export function parseReview(body: unknown): { request: AdmissionRequest } | { er
   if (!isObject(r)) return { error: 'AdmissionReview has no request' };
   if (typeof r.uid !== 'string' || !r.uid) return { error: 'request.uid is missing' };
   if (r.uid.length > REVIEW_LIMITS.uid) return { error: `request.uid is longer than ${REVIEW_LIMITS.uid} characters` };
-  const problem = requestProblem(r);
+  const problem = requestProblem(r, expectedKind);
   if (problem) return { error: problem, uid: r.uid };
   return { request: { ...(r as unknown as AdmissionRequest), userInfo: (r.userInfo as UserInfo | undefined) ?? {} } };
 }

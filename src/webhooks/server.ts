@@ -1,6 +1,6 @@
 /**
- * The HTTPS server of the Tenant webhooks (docs/behaviour.md §2.1: port 9443, paths `/mutate-v1alpha2-tenant`
- * and `/validate-v1alpha2-tenant`). The serving certificate is read from a directory holding
+ * The HTTPS server of the webhooks (docs/behaviour.md §2.1: port 9443, paths `/mutate-v1alpha2-tenant`
+ * and `/validate-v1alpha2-tenant`; at e62be9e also `/validator-v1alpha2-instance`, §16.6). The serving certificate is read from a directory holding
  * `tls.crt` and `tls.key` (controller-runtime's convention, a mounted Secret) and re-read when
  * those files change, so cert-manager rotations need no restart.
  */
@@ -12,10 +12,16 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { webhookExistsAt, DEFAULT_API_LEVEL } from '../inputs/api-level.ts';
 import type { Instance, Tenant, Workspace } from '../inputs/types.ts';
+import type { ComposerConfig } from '../config/config.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { readCappedBody } from '../kube/http-endpoints.ts';
-import { TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
+import { INSTANCE_WEBHOOK_PATH, TENANT_WEBHOOK_PATHS } from '../model/tenant-webhooks.ts';
 import { errored, parseReview, review, type AdmissionRequest, type AdmissionResponse } from './admission.ts';
+import { NamespaceLock, validateInstanceQuota, type InstanceQuotaDeps } from './instance-quota.ts';
+import { configMapLedgers } from './quota-ledger.ts';
+import { apiServerQuotaReads } from './quota-reads.ts';
 import { mutateTenant, type TenantWebhookConfig } from './tenant-mutation.ts';
 import { validateTenant } from './tenant-validation.ts';
 
@@ -43,6 +49,13 @@ export interface WebhookServerOptions extends TenantWebhookConfig {
   listInstances?: (namespace: string) => Promise<Instance[]>;
   now?: () => number;
   logger?: Logger;
+  /**
+   * e62be9e: the Instance quota webhook reads through this client and keeps its ledger in
+   * `quotaLedgerNamespace` (docs/behaviour.md §16.6). Without a client the path is not served.
+   */
+  client?: KubeClient;
+  quotaLedgerNamespace?: string;
+  quotaCaps?: Pick<ComposerConfig, 'capCpu' | 'capMemory' | 'capInstances'>;
 }
 
 export interface WebhookServer {
@@ -83,8 +96,24 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const now = options.now ?? Date.now;
   let current = await readPair(options.certDir);
 
-  const decide = (pathname: string, request: AdmissionRequest): Promise<AdmissionResponse> | AdmissionResponse =>
-    pathname === MUTATE_PATH ? mutateTenant(request, options) : validateTenant(request, options, { getTenant: options.getTenant, getWorkspace: options.getWorkspace, listInstances: options.listInstances, now });
+  const quota: InstanceQuotaDeps | undefined =
+    options.client && webhookExistsAt('instance-quota', options.level ?? DEFAULT_API_LEVEL)
+      ? {
+          bypassGroups: options.bypassGroups,
+          bypassUsers: options.bypassUsers,
+          reads: apiServerQuotaReads(options.client),
+          ledger: configMapLedgers(options.client, options.quotaLedgerNamespace ?? 'default'),
+          caps: options.quotaCaps ?? { capCpu: '0', capMemory: '0', capInstances: 0 },
+          now,
+          lock: new NamespaceLock(),
+        }
+      : undefined;
+  /** What each path serves, and the kind of object its reviews carry. */
+  const routes = new Map<string, { kind: string; decide: (request: AdmissionRequest) => Promise<AdmissionResponse> | AdmissionResponse }>([
+    [MUTATE_PATH, { kind: 'Tenant', decide: (request) => mutateTenant(request, options) }],
+    [VALIDATE_PATH, { kind: 'Tenant', decide: (request) => validateTenant(request, options, { getTenant: options.getTenant, getWorkspace: options.getWorkspace, listInstances: options.listInstances, now }) }],
+    ...(quota ? [[INSTANCE_WEBHOOK_PATH, { kind: 'Instance', decide: (request: AdmissionRequest) => validateInstanceQuota(request, quota) }] as const] : []),
+  ]);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '').split('?')[0];
@@ -94,7 +123,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', ...(code === 413 ? { Connection: 'close' } : {}) }).end(text);
     };
     try {
-      if (pathname !== MUTATE_PATH && pathname !== VALIDATE_PATH) throw new HttpError(404, `no webhook at ${pathname}`);
+      const route = routes.get(pathname);
+      if (!route) throw new HttpError(404, `no webhook at ${pathname}`);
       if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST an AdmissionReview`);
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       if (type !== 'application/json') throw new HttpError(400, `content type "${type}" not supported, expected application/json`);
@@ -105,7 +135,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       } catch (e) {
         throw new HttpError(400, `request body is not JSON: ${(e as Error).message}`);
       }
-      const reviewed = parseReview(parsed);
+      const reviewed = parseReview(parsed, route.kind);
       if ('error' in reviewed) {
         // Answerable (it has a uid): a 400 the API server relays to its client as is. An HTTP
         // error would be "failed calling webhook", a 500 to the client under failurePolicy Fail.
@@ -116,7 +146,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       const { request } = reviewed;
       let response: AdmissionResponse;
       try {
-        response = await decide(pathname, request);
+        response = await route.decide(request);
       } catch (e) {
         // A bug in a decision must not take the server down: the API server gets an error answer.
         response = errored(request.uid, 500, (e as Error).message);
@@ -125,7 +155,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         {
           webhook: pathname,
           operation: request.operation,
-          tenant: request.name,
+          name: request.name,
+          namespace: request.namespace,
           user: request.userInfo?.username,
           allowed: response.allowed,
           code: response.status?.code,

@@ -210,8 +210,8 @@ describe('issue 8: the rendered install', () => {
     const props = { ...platformInstallProps(config({ platformShards: ['a', 'b'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })), webhooks: (_s: unknown, _id: string, p: WebhookWiring) => void calls.push(p) };
     new PlatformChart(new App(), 'p', { install: props }).toJson();
     expect(calls).toEqual([
-      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-a-' },
-      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-b', port: 443 }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-b-' },
+      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', port: 443 }, namespaceLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'a' }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-a-' },
+      { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-b', port: 443 }, namespaceLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'b' }, certManagerCertificate: 'crownlabs-composer/webhooks', namePrefix: 'crownlabs-controller-b-' },
     ]);
   });
 
@@ -227,6 +227,30 @@ describe('issue 8: the rendered install', () => {
     expect(pod.volumes).toContainEqual({ name: 'webhook-certs', secret: { secretName: 'crownlabs-controller-webhook-tls' } });
     const args: string[] = pod.containers[0].args;
     expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'webhook-certs', mountPath: args[args.indexOf('--webhook-cert-dir') + 1], readOnly: true });
+  });
+
+  it('at e62be9e each shard also registers the Instance quota webhook for its own namespaces, and may keep the quota ledger in the install namespace', () => {
+    const objects = renderPlatform(config({ apiLevel: 'e62be9e', platformShards: ['a'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })) as Any[];
+    const hook = objects.find((o) => o.kind === 'ValidatingWebhookConfiguration' && o.metadata.name === 'crownlabs-controller-a-instance-webhook');
+    expect(hook.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'crownlabs-composer/webhooks' });
+    expect(hook.webhooks).toEqual([
+      {
+        name: 'validate.instance.crownlabs.polito.it',
+        clientConfig: { service: { namespace: 'crownlabs-composer', name: 'crownlabs-controller-a', path: '/validator-v1alpha2-instance', port: 443 } },
+        failurePolicy: 'Fail',
+        sideEffects: 'NoneOnDryRun',
+        timeoutSeconds: 30,
+        admissionReviewVersions: ['v1'],
+        namespaceSelector: { matchLabels: { 'crownlabs.polito.it/operator-selector': 'a' } },
+        rules: [{ apiGroups: ['crownlabs.polito.it'], apiVersions: ['v1alpha2'], operations: ['CREATE', 'UPDATE'], resources: ['instances'], scope: 'Namespaced' }],
+      },
+    ]);
+    const role = objects.find((o) => o.kind === 'Role' && o.metadata.namespace === 'crownlabs-composer');
+    expect(role.rules).toContainEqual({ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] });
+    // At 2e8aeb9 neither exists.
+    const older = renderPlatform(config({ platformShards: ['a'], platformWebhookCertificate: 'crownlabs-composer/webhooks' })) as Any[];
+    expect(older.filter((o) => o.metadata.name.endsWith('instance-webhook'))).toEqual([]);
+    expect(older.find((o) => o.kind === 'Role' && o.metadata.namespace === 'crownlabs-composer').rules.map((r: Any) => r.resources).flat()).not.toContain('configmaps');
   });
 
   it('without a certificate path no webhook is registered and the controllers serve none (failurePolicy Fail would block every Tenant write)', () => {
