@@ -10,7 +10,7 @@ import { decideQuota, PERSONAL_WORKSPACE, tenantLimit, templateUsage, workspaceL
 import { enrolledWorkspaces, splitWorkspaces, tenantQuota } from '../model/tenant-plan.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { allowed, denied, errored, isBypass, isObject, type AdmissionRequest, type AdmissionResponse, type BypassRule } from './admission.ts';
-import { unexpired, type LedgerEntry, type LedgerStore } from './quota-ledger.ts';
+import { stillPending, type LedgerEntry, type LedgerStore } from './quota-ledger.ts';
 
 /** Cluster-wide, what ./quota-reads.ts reads. */
 export const INSTANCE_QUOTA_API_ACCESS: readonly ApiAccess[] = [
@@ -63,7 +63,7 @@ export class NamespaceLock {
   }
 }
 
-type DecodedInstance = { name: string; namespace: string; running: boolean; template: GenericRef; tenant: string };
+type DecodedInstance = { name: string; namespace: string; running: boolean; template: GenericRef; tenant: string; resourceVersion?: string };
 
 function decodeInstance(raw: unknown, what: string, namespace: string | undefined): DecodedInstance | string {
   if (!isObject(raw)) return `${what} is not a JSON object`;
@@ -77,7 +77,8 @@ function decodeInstance(raw: unknown, what: string, namespace: string | undefine
   if (!isObject(tenant) || typeof tenant.name !== 'string') return `${what}.spec["${TENANT_REF}"] is not a reference`;
   const ns = typeof metadata.namespace === 'string' && metadata.namespace ? metadata.namespace : namespace;
   if (!ns) return `${what} has no namespace`;
-  return { name: metadata.name, namespace: ns, running: spec.running !== false, template: template as unknown as GenericRef, tenant: tenant.name };
+  const resourceVersion = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : undefined;
+  return { name: metadata.name, namespace: ns, running: spec.running !== false, template: template as unknown as GenericRef, tenant: tenant.name, ...(resourceVersion ? { resourceVersion } : {}) };
 }
 
 /** The limits an Instance of `workspace` must fit, or why it cannot be judged. */
@@ -112,6 +113,8 @@ async function judge(
   limits: { workspace: QuotaLimit; tenant: QuotaLimit },
   owner: Tenant,
   dryRun: boolean,
+  /** A resume: the Instance's resourceVersion before it. */
+  before: string | undefined,
   deps: InstanceQuotaDeps,
 ): Promise<AdmissionResponse> {
   const ns = candidate.namespace;
@@ -122,13 +125,14 @@ async function judge(
     const others: QuotaInstance[] = instances
       .filter((i) => i.metadata.name !== candidate.name)
       .map((i) => ({ name: i.metadata.name, running: i.spec?.running !== false, templateRef: i.spec?.[TEMPLATE_REF] ?? { name: '' } }));
-    const runningNames = new Set(others.filter((o) => o.running).map((o) => o.name));
+    const listed = new Map(instances.map((i) => [i.metadata.name, { running: i.spec?.running !== false, resourceVersion: i.metadata.resourceVersion }]));
     const templates = new Map<string, Template>();
     const referenced = new Set(others.filter((o) => o.running).map((o) => o.templateRef.namespace ?? ns));
     for (const tns of referenced) for (const t of await deps.reads.listTemplates(tns)) templates.set(`${tns}/${t.metadata.name}`, t);
     const now = deps.now();
-    const live = unexpired(ledger.entries, now);
-    const pending = [...live].filter(([name]) => name !== candidate.name && !runningNames.has(name)).map(([, e]) => e);
+    // Entries already stored are counted by the list (or no longer run): the ledger keeps the others.
+    const kept = stillPending(ledger.entries, listed, now);
+    const pending = [...kept].filter(([name]) => name !== candidate.name).map(([, e]) => e);
     const decision = decideQuota({
       candidate: { name: candidate.name, running: true, templateRef: candidate.template },
       candidateUsage: usage,
@@ -142,9 +146,7 @@ async function judge(
     if (!decision.allowed) return { ...denied(uid, decision.message), ...(decision.warnings.length ? { warnings: decision.warnings } : {}) };
     // A stopped Instance takes nothing yet; a dry run must have no side effects.
     if (!candidate.running || dryRun) return allowed(uid, decision.warnings);
-    // Entries already listed as running are counted there: the ledger keeps the others.
-    const kept = new Map([...live].filter(([name]) => !runningNames.has(name)));
-    kept.set(candidate.name, { workspace, usage, at: now } satisfies LedgerEntry);
+    kept.set(candidate.name, { workspace, usage, at: now, ...(before !== undefined ? { before } : {}) } satisfies LedgerEntry);
     if (await deps.ledger.write(ns, ledger, kept, { name: owner.metadata.name, uid: owner.metadata.uid ?? '' })) return allowed(uid, decision.warnings);
     await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
   }
@@ -158,11 +160,13 @@ export async function validateInstanceQuota(request: AdmissionRequest, deps: Ins
   if (isBypass(request, deps)) return allowed(uid);
   const candidate = decodeInstance(request.object, 'object', request.namespace);
   if (typeof candidate === 'string') return errored(uid, 400, candidate);
+  let before: string | undefined;
   if (request.operation === 'UPDATE') {
     const old = decodeInstance(request.oldObject, 'oldObject', request.namespace);
     if (typeof old === 'string') return errored(uid, 400, old);
     // Only a resume takes more of the quota.
     if (old.running || !candidate.running) return allowed(uid);
+    before = old.resourceVersion ?? '';
   }
   const ns = candidate.namespace;
   const templateNs = candidate.template.namespace ?? ns;
@@ -176,7 +180,7 @@ export async function validateInstanceQuota(request: AdmissionRequest, deps: Ins
     const limits = await limitsOf(workspace, owner, deps);
     if (typeof limits === 'string') return denied(uid, limits);
     const usage = templateUsage(template);
-    return await deps.lock.run(ns, () => judge(uid, candidate, usage, workspace, limits, owner, request.dryRun === true, deps));
+    return await deps.lock.run(ns, () => judge(uid, candidate, usage, workspace, limits, owner, request.dryRun === true, before, deps));
   } catch (e) {
     return errored(uid, 500, `failed to check the Instance quota: ${(e as Error).message}`, 'InternalError');
   }

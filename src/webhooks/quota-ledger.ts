@@ -20,6 +20,8 @@ export interface LedgerEntry {
   usage: Usage;
   /** When it was admitted (ms since the epoch). */
   at: number;
+  /** A resume: the Instance's resourceVersion before it; the entry is settled once the Instance has another. */
+  before?: string;
 }
 
 export interface Ledger {
@@ -46,6 +48,7 @@ interface StoredEntry {
   disk: string;
   other?: Record<string, string>;
   at: number;
+  before?: string;
 }
 
 function encodeEntry(e: LedgerEntry): string {
@@ -57,6 +60,7 @@ function encodeEntry(e: LedgerEntry): string {
     disk: formatQuantity(e.usage.disk),
     ...(e.usage.other.size ? { other: Object.fromEntries([...e.usage.other].map(([k, v]) => [k, formatQuantity(v)])) } : {}),
     at: e.at,
+    ...(e.before !== undefined ? { before: e.before } : {}),
   };
   return JSON.stringify(stored);
 }
@@ -69,6 +73,7 @@ function decodeEntry(text: string): LedgerEntry | undefined {
     return {
       workspace: s.workspace,
       at: s.at,
+      ...(typeof s.before === 'string' ? { before: s.before } : {}),
       usage: {
         instances: s.instances,
         cpu: BigInt(s.cpu),
@@ -82,9 +87,25 @@ function decodeEntry(text: string): LedgerEntry | undefined {
   }
 }
 
-/** The entries still pending at `now`. */
-export function unexpired(entries: ReadonlyMap<string, LedgerEntry>, now: number): Map<string, LedgerEntry> {
-  return new Map([...entries].filter(([, e]) => now - e.at < LEDGER_TTL_MS && e.at <= now + LEDGER_TTL_MS));
+/** An Instance as a consistent list shows it. */
+export interface ListedInstance {
+  running: boolean;
+  resourceVersion?: string;
+}
+
+/**
+ * The entries still pending at `now`, given the namespace's Instances: not expired, and not yet
+ * stored. A create is stored once its Instance is listed; a resume once the Instance is listed
+ * running or with another resourceVersion than before it (a stop right after, say).
+ */
+export function stillPending(entries: ReadonlyMap<string, LedgerEntry>, listed: ReadonlyMap<string, ListedInstance>, now: number): Map<string, LedgerEntry> {
+  return new Map(
+    [...entries].filter(([name, e]) => {
+      if (now - e.at >= LEDGER_TTL_MS || e.at > now + LEDGER_TTL_MS) return false;
+      const i = listed.get(name);
+      return !i || (!i.running && e.before !== undefined && e.before === i.resourceVersion);
+    }),
+  );
 }
 
 type LedgerConfigMap = KubeObject & { data?: Record<string, string> };

@@ -9,8 +9,9 @@
 // - webhooks: the rendered configurations, with two changes a test on a shared cluster needs. The
 //   API server cannot reach a Service here (no Endpoints can name 127.0.0.1), so each
 //   `clientConfig.service` becomes a `url` to the controller's webhook port on 127.0.0.1 (path kept,
-//   the CA bundle the install renders kept); and a matchCondition narrows them to this run's Tenants,
-//   since they fail closed and other files write Tenants too.
+//   the CA bundle the install renders kept); and a matchCondition narrows the Tenant hooks to this
+//   run's Tenants, since they fail closed and other files write Tenants too (the Instance hook
+//   already selects the namespaces of the run's shard).
 // What differs from a pod: the bind addresses (127.0.0.1 and free ports, not the pod's :8080/:8081/
 // :9443), and the process is this one (so tests can wait for the work queue).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -166,10 +167,11 @@ export async function runInstalledController(config: ComposerConfig, options: In
     .filter((o) => WEBHOOK_KINDS.has(o.kind))
     .map((o) => ({
       ...o,
-      webhooks: (o.webhooks as { clientConfig: { service?: { path: string }; caBundle?: string } }[]).map((w) => ({
+      webhooks: (o.webhooks as { rules: { resources: string[] }[]; clientConfig: { service?: { path: string }; caBundle?: string } }[]).map((w) => ({
         ...w,
         clientConfig: { url: `${webhookUrl}${w.clientConfig.service!.path}`, caBundle: w.clientConfig.caBundle },
-        matchConditions: [{ name: 'this-test-run', expression: scope }],
+        // The Instance hook selects the shard's namespaces already.
+        ...(w.rules.some((r) => r.resources.includes('tenants')) ? { matchConditions: [{ name: 'this-test-run', expression: scope }] } : {}),
       })),
     })) as KubeObject[];
   const selfReview = await rest(kubeConfig).request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });

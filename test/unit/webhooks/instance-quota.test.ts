@@ -240,6 +240,24 @@ describe('the Instance quota webhook under concurrent requests', () => {
     expect([...w.ledger.get(NS)!.entries.keys()]).toEqual(['d']);
   });
 
+  it('an Instance stopped right after its admission frees its room at once; a resume counts until its update is stored', async () => {
+    const w = new World();
+    const d = deps(w);
+    const big = (name: string, running = true, resourceVersion?: string) => ({ ...instance(name, { namespace: 'workspace-os', name: 'big' }, running), metadata: { name, namespace: NS, ...(resourceVersion ? { resourceVersion } : {}) } });
+    expect(await validateInstanceQuota(create(big('a')), d)).toMatchObject({ allowed: true });
+    // Stored, then stopped: listed, not running, no longer counted.
+    w.instances.push(big('a', false, '10'));
+    expect(await validateInstanceQuota(create(big('b')), d)).toMatchObject({ allowed: true });
+    w.instances.push(big('b', true, '11'));
+    w.instances = w.instances.filter((i) => i.metadata.name !== 'b').concat(big('b', false, '12'));
+    // The resume of a is admitted; until the update is stored (a still at resourceVersion 10) it counts.
+    expect(await validateInstanceQuota(update(big('a', false, '10'), big('a', true, '10')), d)).toMatchObject({ allowed: true });
+    expect(await validateInstanceQuota(update(big('b', false, '12'), big('b', true, '12')), d)).toMatchObject({ allowed: false, status: { message: 'quota exceeded in workspace "os": CPU (6 > 4)' } });
+    // Stored (another resourceVersion) and stopped again at once: settled, b fits.
+    w.instances = w.instances.filter((i) => i.metadata.name !== 'a').concat(big('a', false, '13'));
+    expect(await validateInstanceQuota(update(big('b', false, '12'), big('b', true, '12')), d)).toMatchObject({ allowed: true });
+  });
+
   it('a ledger that keeps changing under a request ends in a 409 the client can retry, not an admission', async () => {
     const w = new World();
     const losing: LedgerStore = { read: async () => ({ entries: new Map(), version: '1' }), write: async () => false };
