@@ -1,7 +1,7 @@
 /**
- * The per-workspace Instance quota of e62be9e (upstream operators/docs/resource-quota.md; quotas in docs/behaviour.md §16.4): what a set of running
- * Instances uses, and whether one more fits a workspace's quota and the tenant's. Pure: it is
- * meant for an Instance admission webhook, which is not served yet.
+ * The per-workspace Instance quota of e62be9e (upstream operators/docs/resource-quota.md; docs/behaviour.md §16.6): what a set of running
+ * Instances uses, and whether one more fits a workspace's quota and the tenant's. Pure: the
+ * Instance webhook (src/webhooks/instance-quota.ts) reads the objects and keeps the ledger.
  */
 import type { Environment, GenericRef, ResourceQuotaSpec, Template, WorkspaceResourceQuota } from '../inputs/types.ts';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../inputs/quantity.ts';
