@@ -12,10 +12,13 @@
 //   the CA bundle the install renders kept); and a matchCondition narrows the Tenant hooks to this
 //   run's Tenants, since they fail closed and other files write Tenants too (the Instance hook
 //   already selects the namespaces of the run's shard).
+// - replicas (option): several controllers so started, the webhook port a round-robin TCP proxy in
+//   front of theirs, as a Service spreads connections over a Deployment's pods.
 // What differs from a pod: the bind addresses (127.0.0.1 and free ports, not the pod's :8080/:8081/
 // :9443), and the process is this one (so tests can wait for the work queue).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { Command } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -47,6 +50,12 @@ export interface InstalledOptions {
   secrets?: Record<string, string>;
   /** Flags an operator appends to the rendered container's args (e.g. more reconcile workers). */
   extraArgs?: readonly string[];
+  /**
+   * Controller replicas, each serving the webhooks (the first started leads), the API server's
+   * webhook calls spread over them by connection, as a Service spreads them over pods.
+   * @default 1
+   */
+  replicas?: number;
 }
 
 export interface InstalledController extends RunningController {
@@ -133,33 +142,52 @@ export async function runInstalledController(config: ComposerConfig, options: In
     }
   }
 
+  const replicas = options.replicas ?? 1;
   const webhookPort = await freePort();
-  const mounts = (container.volumeMounts ?? []).map((m) => m.mountPath);
-  const args = [...container.args, ...(options.extraArgs ?? [])].map((a) => (mounts.some((m) => a === m || a.startsWith(`${m}/`)) ? path.join(root, a) : a));
-  const at = (flag: string) => args.indexOf(flag) + 1;
-  for (const flag of ['--metrics-addr', '--health-probe-addr']) if (at(flag) > 0) args[at(flag)] = '127.0.0.1:0';
-  args.push('--webhook-host', '127.0.0.1', '--webhook-port', String(webhookPort));
-
-  const cmd = addConfigOptions(addControllerFlags(new Command('controller')));
-  cmd.exitOverride();
-  if (args[0] !== 'controller') throw new Error(`the controller container's args start with ${args[0]}, not the controller command`);
-  cmd.parse(args.slice(1), { from: 'user' });
-  const parsed = controllerRunFromFlags(cmd.opts(), env);
-  if ('exitCode' in parsed) throw new Error(`the rendered controller would exit ${parsed.exitCode}: ${parsed.lines.join('; ')}`);
-  const { run } = parsed;
-  const webhook = run.webhook === 'no-certificate' ? undefined : run.webhook;
-  if (!webhook) throw new Error('the rendered controller serves no webhooks');
-
   const requests: RequestRecord[] = [];
   const reconciled: string[] = [];
-  const handle = await startController({
-    ...run.options,
-    kubeConfig,
-    logger: pino({ level: process.env.CONTROLLER_LOG ?? 'silent' }),
-    onRequest: (r) => requests.push(r),
-    onReconcile: (key) => reconciled.push(key),
-    webhook: (deps) => startWebhookServer({ ...webhook, ...deps }),
-  });
+  // Each replica as the kubelet would run the container, on its own webhook port.
+  const startReplica = async (port: number) => {
+    const mounts = (container.volumeMounts ?? []).map((m) => m.mountPath);
+    const args = [...container.args, ...(options.extraArgs ?? [])].map((a) => (mounts.some((m) => a === m || a.startsWith(`${m}/`)) ? path.join(root, a) : a));
+    const at = (flag: string) => args.indexOf(flag) + 1;
+    for (const flag of ['--metrics-addr', '--health-probe-addr']) if (at(flag) > 0) args[at(flag)] = '127.0.0.1:0';
+    args.push('--webhook-host', '127.0.0.1', '--webhook-port', String(port));
+
+    const cmd = addConfigOptions(addControllerFlags(new Command('controller')));
+    cmd.exitOverride();
+    if (args[0] !== 'controller') throw new Error(`the controller container's args start with ${args[0]}, not the controller command`);
+    cmd.parse(args.slice(1), { from: 'user' });
+    const parsed = controllerRunFromFlags(cmd.opts(), env);
+    if ('exitCode' in parsed) throw new Error(`the rendered controller would exit ${parsed.exitCode}: ${parsed.lines.join('; ')}`);
+    const { run } = parsed;
+    const webhook = run.webhook === 'no-certificate' ? undefined : run.webhook;
+    if (!webhook) throw new Error('the rendered controller serves no webhooks');
+    return startController({
+      ...run.options,
+      kubeConfig,
+      logger: pino({ level: process.env.CONTROLLER_LOG ?? 'silent' }),
+      onRequest: (r) => requests.push(r),
+      onReconcile: (key) => reconciled.push(key),
+      webhook: (deps) => startWebhookServer({ ...webhook, ...deps }),
+    });
+  };
+  // One replica listens on the webhook port itself; several sit behind a round-robin TCP proxy there, as behind a Service.
+  const replicaPorts = replicas === 1 ? [webhookPort] : await Promise.all(Array.from({ length: replicas }, () => freePort()));
+  const handle = await startReplica(replicaPorts[0]);
+  // A standby waits for the Lease inside startController, its webhook server already listening;
+  // it takes over, and is then stopped, when the leader releases the Lease in stop().
+  const standbys = replicaPorts.slice(1).map((port) => startReplica(port));
+  const stopStandbys = () => Promise.all(standbys.map((s) => s.then((h) => h.stop(), () => undefined)));
+  let proxy: RoundRobinProxy | undefined;
+  try {
+    await Promise.all(replicaPorts.slice(1).map((port) => waitFor(() => accepts(port), { timeoutMs: 60_000, message: `the standby's webhook server on ${port}` })));
+    if (replicas > 1) proxy = await roundRobinProxy(webhookPort, replicaPorts);
+  } catch (e) {
+    await handle.stop();
+    await stopStandbys();
+    throw e;
+  }
 
   const webhookUrl = `https://127.0.0.1:${webhookPort}`;
   const scope = options.webhookScope ?? `object.metadata.name.startsWith(${JSON.stringify(shard)})`;
@@ -179,7 +207,9 @@ export async function runInstalledController(config: ComposerConfig, options: In
     try {
       await deleteAll(webhookConfigurations);
     } finally {
+      await proxy?.close();
       await handle.stop();
+      await stopStandbys();
       await rm(tmp, { recursive: true, force: true });
     }
   };
@@ -213,6 +243,42 @@ export async function runInstalledController(config: ComposerConfig, options: In
 /** Deletes the cluster-scoped objects of the install (the namespaced ones are left for the next file, as a reinstall would). */
 export async function removeInstall(ctl: InstalledController | undefined): Promise<void> {
   if (ctl) await deleteInstall(ctl.install);
+}
+
+/** Whether something listens on 127.0.0.1:port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+interface RoundRobinProxy {
+  close(): Promise<void>;
+}
+
+/** A TCP proxy on `port` that sends each connection to the next of `targets` (TLS passes through). */
+async function roundRobinProxy(port: number, targets: number[]): Promise<RoundRobinProxy> {
+  let next = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targets[next++ % targets.length], '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => [client, upstream].forEach((x) => x.destroy()));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 function tokenKubeConfig(token: string): KubeConfig {
