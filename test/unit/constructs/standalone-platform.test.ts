@@ -181,6 +181,7 @@ describe('ControllerShard', () => {
     expect(wired).toEqual([
       {
         service: { namespace: 'crownlabs-system', name: 'crownlabs-controller-production', port: 443 },
+        namespaceLabel: { key: 'crownlabs.polito.it/operator-selector', value: 'production' },
         certManagerCertificate: 'crownlabs-system/webhooks',
         namePrefix: 'crownlabs-controller-production-',
       },
