@@ -83,23 +83,25 @@ function decodeInstance(raw: unknown, what: string, namespace: string | undefine
 
 /** The limits an Instance of `workspace` must fit, or why it cannot be judged. */
 async function limitsOf(workspace: string, tenant: Tenant, deps: InstanceQuotaDeps): Promise<{ workspace: QuotaLimit; tenant: QuotaLimit } | string> {
+  // One read per Workspace: the candidate's and the tenant's enrolments are usually the same ones.
+  const names = new Set((tenant.spec.workspaces ?? []).map((w) => w.name));
+  if (workspace !== PERSONAL_WORKSPACE) names.add(workspace);
+  const found = new Map<string, Workspace>();
+  await Promise.all(
+    [...names].map(async (name) => {
+      const ws = await deps.reads.getWorkspace(name);
+      if (ws) found.set(name, ws);
+    }),
+  );
   let own: QuotaLimit;
   if (workspace === PERSONAL_WORKSPACE) {
     if (!tenant.spec.personalWorkspace) return `tenant ${tenant.metadata.name} has no personal workspace`;
     own = workspaceLimit(tenant.spec.personalWorkspace);
   } else {
-    const ws = await deps.reads.getWorkspace(workspace);
+    const ws = found.get(workspace);
     if (!ws) return `failed to get workspace ${workspace}: not found`;
     own = workspaceLimit(ws.spec.quota);
   }
-  const names = [...new Set((tenant.spec.workspaces ?? []).map((w) => w.name))];
-  const found = new Map<string, Workspace>();
-  await Promise.all(
-    names.map(async (name) => {
-      const ws = await deps.reads.getWorkspace(name);
-      if (ws) found.set(name, ws);
-    }),
-  );
   const enrolled = enrolledWorkspaces(splitWorkspaces(tenant, found).existing).map((e) => e.workspace);
   return { workspace: own, tenant: tenantLimit(tenantQuota(tenant, enrolled, deps.caps, 'e62be9e')) };
 }
