@@ -189,6 +189,28 @@ describe('the Instance quota webhook: a workspace quota on create and on resume'
   });
 });
 
+describe('the Instance quota webhook on malformed requests', () => {
+  it.each([
+    ['no object', undefined, /object is not a JSON object/],
+    ['no name', { spec: {} }, /object.metadata.name is not a string/],
+    ['no spec', { metadata: { name: 'a' } }, /object.spec is not an object/],
+    ['a Template reference that is not one', { metadata: { name: 'a' }, spec: { [TEMPLATE_REF]: 'x', [TENANT_REF]: { name: 'ada' } } }, /is not a reference/],
+    ['a tenant reference without a name', { metadata: { name: 'a' }, spec: { [TEMPLATE_REF]: { name: 't' }, [TENANT_REF]: { name: 7 } } }, /is not a reference/],
+  ])('%s: a 400 naming the field, nothing written', async (_what, object, message) => {
+    const w = new World();
+    const r = await validateInstanceQuota({ uid: 'u', operation: 'CREATE', namespace: NS, userInfo: { username: 'ada' }, object }, deps(w));
+    expect(r).toMatchObject({ allowed: false, status: { code: 400 } });
+    expect(r.status?.message).toMatch(message);
+    expect(w.ledgerWrites).toBe(0);
+  });
+
+  it('an UPDATE without a readable old object is a 400, not an admission', async () => {
+    const w = new World();
+    const r = await validateInstanceQuota({ uid: 'u', operation: 'UPDATE', namespace: NS, userInfo: { username: 'ada' }, object: instance('a', { namespace: 'workspace-os', name: 'small' }) }, deps(w));
+    expect(r).toMatchObject({ allowed: false, status: { code: 400, message: 'oldObject is not a JSON object' } });
+  });
+});
+
 describe('the Instance quota webhook under concurrent requests', () => {
   /** `count` creates at once, spread over two webhook replicas; an admitted Instance is stored a moment later. */
   async function burst(w: World, ledger: (w: World) => LedgerStore, count: number) {
