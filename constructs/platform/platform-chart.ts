@@ -16,6 +16,11 @@ export interface PlatformChartProps {
    */
   readonly sandboxClusterRole?: string;
   /**
+   * The API level has SharedVolumes: render their managers' ClusterRole.
+   * @default false
+   */
+  readonly sharedVolumes?: boolean;
+  /**
    * Extra labels on every object (ours: parent and manager).
    * @default none: only PLATFORM_LABELS
    */
@@ -35,7 +40,7 @@ export class PlatformChart extends Chart {
   constructor(scope: Construct, id: string, props: PlatformChartProps = {}) {
     // No chart namespace: most objects here are cluster-scoped; the others name theirs.
     super(scope, id, { labels: { ...props.chartLabels, ...PLATFORM_LABELS }, disableResourceNameHashes: true });
-    new SharedClusterRoles(this, 'cluster-roles', { sandboxClusterRole: props.sandboxClusterRole });
+    new SharedClusterRoles(this, 'cluster-roles', { sandboxClusterRole: props.sandboxClusterRole, sharedVolumes: props.sharedVolumes });
     if (props.install) new PlatformInstall(this, 'install', props.install);
   }
 }

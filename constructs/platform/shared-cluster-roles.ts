@@ -1,5 +1,6 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
+import { MANAGE_SHARED_VOLUMES_ROLE } from '../../src/model/naming.ts';
 
 const CROWNLABS = 'crownlabs.polito.it';
 
@@ -27,6 +28,11 @@ export interface SharedClusterRolesProps {
    * @default `crownlabs-sandbox`
    */
   readonly sandboxClusterRole?: string;
+  /**
+   * Render `crownlabs-manage-sharedvolumes` (API levels with SharedVolumes).
+   * @default false
+   */
+  readonly sharedVolumes?: boolean;
 }
 
 /**
@@ -38,6 +44,7 @@ export interface SharedClusterRolesProps {
  * - `crownlabs-view-templates` / `crownlabs-manage-templates`: read / every verb on Templates, bound
  *   in `workspace-<ws>` to the workspace's users / managers (docs/behaviour.md §4.2 rows 3–4).
  * - `crownlabs-manage-tenants`: read, create and edit Tenants, never delete (docs/behaviour.md §4.2 row 5).
+ * - `crownlabs-manage-sharedvolumes` (e62be9e): every verb on SharedVolumes, bound in `workspace-<ws>` to its managers (§16.7).
  * - `crownlabs-sandbox`: namespaced edit rights for a tenant's sandbox (docs/behaviour.md §5.5): workloads,
  *   their configuration and networking, Roles and RoleBindings, and read-only metrics. **Here** without
  *   Endpoints or EndpointSlices (hand-written ones relay the ingress controller to another tenant's pod, past
@@ -54,6 +61,7 @@ export class SharedClusterRoles extends Construct {
     ]);
     role('view-templates', SHARED_CLUSTER_ROLES.viewTemplates, [{ apiGroups: [CROWNLABS], resources: ['templates'], verbs: READ_VERBS }]);
     role('manage-templates', SHARED_CLUSTER_ROLES.manageTemplates, [{ apiGroups: [CROWNLABS], resources: ['templates'], verbs: [...ALL_VERBS] }]);
+    if (props.sharedVolumes) role('manage-sharedvolumes', MANAGE_SHARED_VOLUMES_ROLE, [{ apiGroups: [CROWNLABS], resources: ['sharedvolumes'], verbs: [...ALL_VERBS] }]);
     role('manage-tenants', SHARED_CLUSTER_ROLES.manageTenants, [
       { apiGroups: [CROWNLABS], resources: ['tenants'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
     ]);

@@ -1,6 +1,6 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
-import { workspaceGroupName } from '../../src/model/naming.ts';
+import { MANAGE_SHARED_VOLUMES_ROLE, workspaceGroupName } from '../../src/model/naming.ts';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -8,10 +8,15 @@ export interface WorkspaceRbacProps {
   readonly workspaceName: string;
   readonly namespace: string;
   readonly labels: Record<string, string>;
+  /**
+   * Bind `crownlabs-manage-sharedvolumes` to the managers (the API level has SharedVolumes).
+   * @default false
+   */
+  readonly sharedVolumes?: boolean;
 }
 
 /**
- * Who may do what in a workspace (docs/behaviour.md §4.2 rows 2–5). Subjects are the groups the API server's
+ * Who may do what in a workspace (docs/behaviour.md §4.2 rows 2–5; at e62be9e also §16.7's SharedVolume managers). Subjects are the groups the API server's
  * OIDC setup derives from Keycloak client roles (`kubernetes:workspace-<ws>:<role>`).
  */
 export class WorkspaceRbac extends Construct {
@@ -35,6 +40,13 @@ export class WorkspaceRbac extends Construct {
       roleRef: clusterRole('crownlabs-manage-templates'),
       subjects: group('manager'),
     });
+    if (props.sharedVolumes) {
+      new k8s.KubeRoleBinding(this, 'manage-sharedvolumes', {
+        metadata: { name: MANAGE_SHARED_VOLUMES_ROLE, namespace: props.namespace, labels: props.labels },
+        roleRef: clusterRole(MANAGE_SHARED_VOLUMES_ROLE),
+        subjects: group('manager'),
+      });
+    }
     new k8s.KubeClusterRoleBinding(this, 'manage-tenants', {
       metadata: { name: `crownlabs-manage-tenants-${ws}`, labels: props.labels },
       roleRef: clusterRole('crownlabs-manage-tenants'),

@@ -1,6 +1,7 @@
 import { ApiObject, App, type Chart } from 'cdk8s';
 import { InstanceChart } from '../../constructs/instance/instance-chart.ts';
 import { SnapshotChart } from '../../constructs/snapshot/snapshot-chart.ts';
+import { SharedVolumeChart } from '../../constructs/shared-volume/shared-volume-chart.ts';
 import { TenantChart } from '../../constructs/tenant/tenant-chart.ts';
 import { WorkspaceChart } from '../../constructs/workspace/workspace-chart.ts';
 import type { Inventory } from '../inputs/inventory.ts';
@@ -14,7 +15,8 @@ import { filePublicExposureSource } from './file-public-exposure.ts';
 import { environmentChildName } from '../model/level-rendering.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
 import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
-import { tenantNamespaceName } from '../model/naming.ts';
+import { tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
+import { workspaceSharedVolumes } from '../model/shared-volume.ts';
 import { requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
 import { namespaceTenantKey } from './dependency-index.ts';
 import { unitId } from '../model/set-id.ts';
@@ -86,9 +88,9 @@ export interface Composition {
   reported: Set<string>;
 }
 
-const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, Instance: 2, InstanceSnapshot: 3 };
+const KIND_ORDER: Record<string, number> = { Workspace: 0, Tenant: 1, SharedVolume: 2, Instance: 3, InstanceSnapshot: 4 };
 
-/** The order sets are rendered and written in: workspaces, tenants, instances, snapshots, each by id. */
+/** The order sets are rendered and written in: workspaces, tenants, shared volumes, instances, snapshots, each by id. */
 export function compareUnits(a: Pick<RenderUnit, 'id' | 'parent'>, b: Pick<RenderUnit, 'id' | 'parent'>): number {
   return KIND_ORDER[a.parent.kind] - KIND_ORDER[b.parent.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
@@ -140,7 +142,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       id: unitId(parent),
       parent,
       dependsOn: recorded(parent, new RecordedLookups(inventory, parentKey(parent))),
-      build: (app) => new WorkspaceChart(app, 'workspace', { workspace, config, chartLabels: composerLabels(parent) }),
+      build: (app) => new WorkspaceChart(app, 'workspace', { workspace, config, sharedVolumes: workspaceSharedVolumes(workspace, inventory.level), chartLabels: composerLabels(parent) }),
     });
   }
 
@@ -164,6 +166,35 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       dependsOn: recorded(parent, reads),
       build: (app) =>
         new TenantChart(app, 'tenant', { tenant, config, quota, keepPersonalNamespace: keep, myDriveShare: share, chartLabels: composerLabels(parent) }),
+    });
+  }
+
+  // SharedVolumes (docs/behaviour.md §16.7), in namespaces with the target label: a rendered
+  // Workspace's namespace carries it, else the namespace as the inputs hold it.
+  const renderedWorkspaceNamespaces = new Set(units.filter((u) => u.parent.kind === 'Workspace').map((u) => workspaceNamespaceName(u.parent.name)));
+  for (const sv of candidates(inventory.sharedVolumes, 'SharedVolume')) {
+    const ns = sv.metadata.namespace ?? '';
+    const parent: ParentRef = { kind: 'SharedVolume', name: sv.metadata.name, namespace: ns };
+    if (!wanted(parent)) continue;
+    const reads = new RecordedLookups(inventory, parentKey(parent));
+    const live = reads.namespace(ns);
+    const targeted = live ? live.metadata.labels?.[config.targetLabel.key] === config.targetLabel.value : renderedWorkspaceNamespaces.has(ns);
+    const dependsOn = recorded(parent, reads);
+    if (!targeted) {
+      notice(sv, `skipped: namespace ${ns} lacks the target label ${config.targetLabel.key}=${config.targetLabel.value}`);
+      continue;
+    }
+    units.push({
+      id: unitId(parent),
+      parent,
+      dependsOn,
+      build: (app) =>
+        new SharedVolumeChart(app, 'shared-volume', {
+          sharedVolume: sv,
+          storageClassName: config.sharedVolumeStorageClass,
+          provisioningImage: config.sharedVolumeProvisioningImg,
+          chartLabels: composerLabels(parent),
+        }),
     });
   }
 

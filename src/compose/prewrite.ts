@@ -153,6 +153,7 @@ export function parentSource(inventory: Inventory, parent: ParentRef): Source | 
     Tenant: inventory.tenants,
     Workspace: inventory.workspaces,
     InstanceSnapshot: inventory.snapshots,
+    SharedVolume: inventory.sharedVolumes,
   };
   const object = maps[parent.kind]?.get(key);
   return object ? inventory.sourceOf(object) : undefined;

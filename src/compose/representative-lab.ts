@@ -11,6 +11,7 @@ import type { Problem } from '../inputs/problems.ts';
 import type { KubeObject } from '../inputs/types.ts';
 import { defaultConfig, type ComposerConfig } from '../config/config.ts';
 import { compose, renderAll } from './compose.ts';
+import { DEFAULT_API_LEVEL, kindExistsAt, type ApiLevel } from '../inputs/api-level.ts';
 
 const TYPES = ['VirtualMachine', 'CloudVM', 'Container', 'Standalone'] as const;
 const MODES = ['Standard', 'Exam', 'Exercise'] as const;
@@ -101,6 +102,20 @@ export function representativeInventory(target: { key: string; value: string }):
   return Inventory.fromObjects(objects).inventory;
 }
 
+/** A Workspace and, where the kind exists, a SharedVolume in its namespace, valid at `level`. */
+function levelInventory(target: { key: string; value: string }, level: ApiLevel): Inventory {
+  const inputs = representativeInputs(target).filter((o) => o.kind === 'Workspace');
+  if (kindExistsAt('SharedVolume', level)) {
+    inputs.push({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'SharedVolume', metadata: { name: 'rbac-volume', namespace: 'workspace-rbac-ws' }, spec: { prettyName: 'RBAC', size: '1Gi' } });
+  }
+  const problems: Problem[] = [];
+  const objects: SourcedObject[] = [];
+  for (const o of inputs) checkObject(o, { file: 'representative', document: 1 }, problems, objects, '', level);
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (errors.length) throw new Error(`representative inputs of level ${level} are invalid: ${errors.map((p) => `${p.name}: ${p.field}: ${p.message}`).join('; ')}`);
+  return Inventory.fromObjects(objects, undefined, level).inventory;
+}
+
 /**
  * Every object the composition renders for the representative inputs under this configuration
  * (its auth mode decides, e.g., whether per-instance oauth2-proxies and their ConfigMaps exist).
@@ -119,7 +134,10 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   const objects: KubeObject[] = [];
   const parentKinds = new Set<string>();
   // Secret values are not needed to know which kinds are rendered (no cookie secret seed here).
-  for (const s of renderAll(compose(inventory, variant, { secretValues: false }))) {
+  const sets = renderAll(compose(inventory, variant, { secretValues: false }));
+  // A level's own kinds, and what a Workspace renders for them, come from inputs of that level.
+  if (config.apiLevel !== DEFAULT_API_LEVEL) sets.push(...renderAll(compose(levelInventory(config.targetLabel, config.apiLevel), variant, { secretValues: false })).filter((s) => s.unit.parent.kind !== 'Tenant'));
+  for (const s of sets) {
     parentKinds.add(s.unit.parent.kind);
     // A snapshot's Job is created once, never applied or pruned.
     if (s.unit.parent.kind !== 'InstanceSnapshot') objects.push(...s.objects);

@@ -51,6 +51,8 @@ export interface ComposerConfig {
   targetLabel: LabelSelector;
   mydrivePvcsSize: string;
   mydrivePvcsStorageClassName: string;
+  sharedVolumeStorageClass: string;
+  sharedVolumeProvisioningImg: string;
   mydrivePvcsNamespace: string;
   mydriveNfsServerName: string;
   mydriveNfsPathTemplate: string;

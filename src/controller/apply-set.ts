@@ -90,6 +90,8 @@ function liveParent(ctx: ControllerContext, kind: string, namespace: string | un
       return c.instances.get(namespace, name);
     case 'InstanceSnapshot':
       return c.snapshots.get(namespace, name);
+    case 'SharedVolume':
+      return c.sharedVolumes?.get(namespace, name);
     case 'Tenant':
       return c.tenants.get(undefined, name);
     case 'Workspace':

@@ -6,7 +6,7 @@
  * and Secrets without their data (secret-digest.ts): docs/behaviour.md §0.8.
  */
 import { Inventory } from '../inputs/inventory.ts';
-import { DEFAULT_API_LEVEL, type ApiLevel } from '../inputs/api-level.ts';
+import { DEFAULT_API_LEVEL, kindExistsAt, type ApiLevel } from '../inputs/api-level.ts';
 import { DependencyIndex } from '../compose/dependency-index.ts';
 import { checkObject, type SourcedObject } from '../inputs/parse.ts';
 import type { Problem } from '../inputs/problems.ts';
@@ -61,6 +61,8 @@ export class Caches {
   readonly templates: Informer;
   readonly instances: Informer;
   readonly snapshots: Informer;
+  /** At the levels that have the kind (src/inputs/api-level.ts); else none. */
+  readonly sharedVolumes: Informer | undefined;
   readonly namespaces: Informer;
   readonly mydriveSecrets: Informer;
   readonly persistentVolumes: Informer;
@@ -94,6 +96,8 @@ export class Caches {
     this.templates = input('Template');
     this.instances = input('Instance');
     this.snapshots = input('InstanceSnapshot');
+    // Optional: a lab at that level without the CRD installed has no SharedVolumes, and still syncs.
+    this.sharedVolumes = kindExistsAt('SharedVolume', this.inventory.level) ? input('SharedVolume', { optional: true }) : undefined;
     this.namespaces = input('Namespace');
     this.mydriveSecrets = input('Secret', { fieldSelector: `metadata.name=${MYDRIVE_INFO_SECRET}`, transform: myDriveInfoProjection, pageSize: SECRET_PAGE_SIZE });
     this.persistentVolumes = make({ apiVersion: 'v1', kind: 'PersistentVolume', transform: persistentVolumeProjection });
@@ -152,7 +156,7 @@ export class Caches {
     const parts = key.split('/');
     const [kind, a, b] = parts;
     if (parts.length === 2) return kind === 'Tenant' ? this.tenants.get(undefined, a) : kind === 'Workspace' ? this.workspaces.get(undefined, a) : undefined;
-    if (parts.length === 3) return kind === 'Instance' ? this.instances.get(a, b) : kind === 'InstanceSnapshot' ? this.snapshots.get(a, b) : undefined;
+    if (parts.length === 3) return kind === 'Instance' ? this.instances.get(a, b) : kind === 'InstanceSnapshot' ? this.snapshots.get(a, b) : kind === 'SharedVolume' ? this.sharedVolumes?.get(a, b) : undefined;
     return undefined;
   }
 

@@ -42,8 +42,8 @@ export function renderingParent(obj: CachedObject, config: ChildGuardConfig): st
     if (kind === 'Workspace') return ns === undefined || ns === workspaceNamespaceName(name) ? key : undefined;
     return undefined;
   }
-  // An Instance's and a snapshot's set is rendered in their own namespace, never in a sandbox.
-  if (parts.length === 3 && (kind === 'Instance' || kind === 'InstanceSnapshot') && parts[2]) {
+  // An Instance's, a snapshot's and a SharedVolume's set is rendered in their own namespace, never in a sandbox.
+  if (parts.length === 3 && (kind === 'Instance' || kind === 'InstanceSnapshot' || kind === 'SharedVolume') && parts[2]) {
     return ns !== undefined && ns === parts[1] && !ns.startsWith(SANDBOX_PREFIX) ? key : undefined;
   }
   return undefined;

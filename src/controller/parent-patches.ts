@@ -86,9 +86,9 @@ export function workspaceRemovalPatch(tenant: Pick<Tenant, 'spec'> & { metadata:
 }
 
 /** The tenant-operator finalizer added or removed (docs/behaviour.md §0.7), guarded by the resourceVersion read. */
-export function finalizerPatch(obj: { metadata: { finalizers?: string[]; resourceVersion?: string } }, present: boolean): MetadataPatch | undefined {
+export function finalizerPatch(obj: { metadata: { finalizers?: string[]; resourceVersion?: string } }, present: boolean, finalizer: string = TENANT_FINALIZER): MetadataPatch | undefined {
   const current = obj.metadata.finalizers ?? [];
-  if (current.includes(TENANT_FINALIZER) === present) return undefined;
-  const finalizers = present ? [...current, TENANT_FINALIZER] : current.filter((f) => f !== TENANT_FINALIZER);
+  if (current.includes(finalizer) === present) return undefined;
+  const finalizers = present ? [...current, finalizer] : current.filter((f) => f !== finalizer);
   return { metadata: { finalizers, resourceVersion: obj.metadata.resourceVersion } };
 }

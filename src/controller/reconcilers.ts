@@ -5,6 +5,7 @@ import { automationReconcilers } from './instance-automation.ts';
 import type { Reconciler } from './reconciler.ts';
 import { reconcileInstance, reconcileInstanceStatus, watchInstances } from './reconcile-instance.ts';
 import { reconcileSnapshot, watchSnapshots } from './reconcile-snapshot.ts';
+import { reconcileSharedVolume, watchSharedVolumes } from './reconcile-shared-volume.ts';
 import { personalNamespaceKeepAlive, reconcileTenant, watchTenants } from './reconcile-tenant.ts';
 import { reconcileWorkspace, watchWorkspaces } from './reconcile-workspace.ts';
 import type { Informer } from '../kube/informer.ts';
@@ -85,7 +86,15 @@ export const snapshotReconciler: Reconciler = {
   keys: (caches) => keysOf('InstanceSnapshot', caches.snapshots),
 };
 
+/** At the API levels without the kind there is no informer, so no key. */
+export const sharedVolumeReconciler: Reconciler = {
+  kind: 'SharedVolume',
+  reconcile: (ctx, req) => reconcileSharedVolume(ctx, req.namespace, req.name),
+  watches: ({ caches, enqueue }) => watchSharedVolumes(caches, enqueue),
+  keys: (caches) => (caches.sharedVolumes ? keysOf('SharedVolume', caches.sharedVolumes) : []),
+};
+
 /** Every reconciler of the controller, in the order their watches are wired (Instance first: its indexes serve the automation). */
 export function controllerReconcilers(periodic: PeriodicOptions, automation: AutomationState): Reconciler[] {
-  return [instanceReconciler(periodic), ...automationReconcilers(automation), tenantReconciler(periodic), workspaceReconciler(periodic), snapshotReconciler];
+  return [instanceReconciler(periodic), ...automationReconcilers(automation), tenantReconciler(periodic), workspaceReconciler(periodic), snapshotReconciler, sharedVolumeReconciler];
 }

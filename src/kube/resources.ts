@@ -39,6 +39,7 @@ export const KIND_RESOURCES: Record<string, KindResource> = {
   'crownlabs.polito.it/v1alpha2/Template': r('templates', true),
   'crownlabs.polito.it/v1alpha2/Instance': r('instances', true),
   'crownlabs.polito.it/v1alpha2/InstanceSnapshot': r('instancesnapshots', true),
+  'crownlabs.polito.it/v1alpha2/SharedVolume': r('sharedvolumes', true),
 };
 
 /**

@@ -41,7 +41,7 @@ export const COMPOSER = {
   parentAnnotation: 'composer.crownlabs.polito.it/parent',
 } as const;
 
-export type ParentKind = 'Instance' | 'Tenant' | 'Workspace' | 'InstanceSnapshot' | 'Bastion' | 'Platform';
+export type ParentKind = 'Instance' | 'Tenant' | 'Workspace' | 'InstanceSnapshot' | 'SharedVolume' | 'Bastion' | 'Platform';
 
 export interface ParentRef {
   kind: ParentKind;

@@ -50,6 +50,12 @@ export const TENANT_NAMESPACE_OBJECT_NAMES = {
  */
 export const PERSONAL_WORKSPACE_BINDING = 'crownlabs-manage-templates';
 
+/** e62be9e: the ClusterRole, and its RoleBinding in a workspace namespace, of the managers' SharedVolumes (§16.7). */
+export const MANAGE_SHARED_VOLUMES_ROLE = 'crownlabs-manage-sharedvolumes';
+
+/** e62be9e: the ResourceQuota of a workspace namespace, which bounds its SharedVolumes by the Workspace's disk quota (§16.7). */
+export const SHARED_VOLUMES_QUOTA = 'crownlabs-resource-quota';
+
 export function myDrivePvcName(tenantName: string): string {
   return `${canon(tenantName)}-drive`;
 }

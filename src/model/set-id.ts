@@ -1,9 +1,11 @@
 import type { ParentRef } from './labels.ts';
 
-const UNIT_FOLDER: Partial<Record<ParentRef['kind'], string>> = { Workspace: 'workspaces', Tenant: 'tenants', Instance: 'instances', InstanceSnapshot: 'snapshots' };
+const UNIT_FOLDER: Partial<Record<ParentRef['kind'], string>> = { Workspace: 'workspaces', Tenant: 'tenants', Instance: 'instances', InstanceSnapshot: 'snapshots', SharedVolume: 'sharedvolumes' };
 
-/** The id of a parent's set: `workspaces/<name>`, `tenants/<name>`, `instances/<ns>/<name>`, `snapshots/<ns>/<name>`. */
+const NAMESPACED: ReadonlySet<ParentRef['kind']> = new Set(['Instance', 'InstanceSnapshot', 'SharedVolume']);
+
+/** The id of a parent's set: `workspaces/<name>`, `tenants/<name>`, `instances/<ns>/<name>`, `snapshots/<ns>/<name>`, `sharedvolumes/<ns>/<name>`. */
 export function unitId(parent: ParentRef): string {
   if (!UNIT_FOLDER[parent.kind]) throw new Error(`no resource set of a ${parent.kind}`);
-  return parent.kind === 'Instance' || parent.kind === 'InstanceSnapshot' ? `${UNIT_FOLDER[parent.kind]}/${parent.namespace ?? ''}/${parent.name}` : `${UNIT_FOLDER[parent.kind]}/${parent.name}`;
+  return NAMESPACED.has(parent.kind) ? `${UNIT_FOLDER[parent.kind]}/${parent.namespace ?? ''}/${parent.name}` : `${UNIT_FOLDER[parent.kind]}/${parent.name}`;
 }

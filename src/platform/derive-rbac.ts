@@ -31,7 +31,7 @@ import { API_LEVEL_API_ACCESS } from '../controller/api-level-watch.ts';
 import { HEADLESS_IP_API_ACCESS } from '../controller/reconcile-instance.ts';
 import { METRICS_AUTH_API_ACCESS } from '../controller/metrics-auth.ts';
 import { INSTANCE_QUOTA_API_ACCESS, INSTANCE_QUOTA_LEDGER_ACCESS } from '../webhooks/instance-quota.ts';
-import { webhookExistsAt } from '../inputs/api-level.ts';
+import { webhookExistsAt, type ApiLevel } from '../inputs/api-level.ts';
 import { KIND_RESOURCES, type ApiAccess } from '../kube/resources.ts';
 import { TENANTS } from '../bastion/tenant-watch.ts';
 import { renderedKinds, representativeObjects } from '../compose/representative-lab.ts';
@@ -84,12 +84,12 @@ function pluralOf(apiVersion: string, kind: string): string {
 /** The rules of the shared ClusterRoles (docs/behaviour.md §3) by name, as our own construct renders them. */
 function sharedClusterRoleRules(): Map<string, PolicyRule[]> {
   const chart = new Chart(new App(), 'shared');
-  new SharedClusterRoles(chart, 'roles');
+  new SharedClusterRoles(chart, 'roles', { sharedVolumes: true });
   return new Map(chart.toJson().map((o) => [o.metadata.name as string, (o.rules ?? []) as PolicyRule[]]));
 }
 
 /** apiVersion/kind of every informer the controller starts (its own registry, `Caches`). */
-export function informerKinds(): { apiVersion: string; kind: string }[] {
+export function informerKinds(level?: ApiLevel): { apiVersion: string; kind: string }[] {
   const kc = new KubeConfig();
   // Never contacted: the informers are built, not started.
   kc.loadFromOptions({
@@ -98,7 +98,7 @@ export function informerKinds(): { apiVersion: string; kind: string }[] {
     contexts: [{ name: 'none', cluster: 'none', user: 'none' }],
     currentContext: 'none',
   });
-  const caches = new Caches(new KubeClient(kc));
+  const caches = new Caches(new KubeClient(kc), { level });
   return caches.all.map((i) => ({ apiVersion: i.options.apiVersion, kind: i.options.kind }));
 }
 
@@ -131,7 +131,7 @@ export function deriveControllerRbac(config: ComposerConfig, leaseNames: string[
     const ref = (o as { roleRef?: { kind: string; name: string } }).roleRef;
     if (ref && !emittedRoles.has(`${ref.kind}/${ref.name}`)) bound.set(`${ref.kind}/${ref.name}`, ref);
   }
-  for (const { apiVersion, kind } of informerKinds()) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['list', 'watch']);
+  for (const { apiVersion, kind } of informerKinds(config.apiLevel)) rules.add(groupOf(apiVersion), pluralOf(apiVersion, kind), ['list', 'watch']);
   for (const kind of parentKinds) {
     const { apiVersion, plural } = INPUT_KINDS[kind as InputKind];
     // Snapshots get no metadata patch (no labels, finalizer or frozen Template of their own).

@@ -11,7 +11,7 @@ import type { PlatformInstallProps } from '../../constructs/platform/platform-in
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
 import { InstanceQuotaWebhook } from '../../constructs/platform/instance-quota-webhook.ts';
 import type { KubeObject } from '../inputs/types.ts';
-import { crownlabsCrdsDir, webhookExistsAt } from '../inputs/api-level.ts';
+import { crownlabsCrdsDir, kindExistsAt, webhookExistsAt } from '../inputs/api-level.ts';
 import { exposure, parseGatewayRef } from '../model/exposition.ts';
 import type { ComposerConfig } from '../config/config.ts';
 import { CONFIG_KEYS, type ConfigKeyDef } from '../config/keys.ts';
@@ -126,7 +126,7 @@ export function labelledResources(): { group: string; resources: string[] }[] {
 
 /** Adds the `platform` chart (shared ClusterRoles + the install) to an App. */
 export function platformChart(app: App, config: ComposerConfig): PlatformChart {
-  return new PlatformChart(app, 'platform', { sandboxClusterRole: config.sandboxClusterRole, install: platformInstallProps(config) });
+  return new PlatformChart(app, 'platform', { sandboxClusterRole: config.sandboxClusterRole, sharedVolumes: kindExistsAt('SharedVolume', config.apiLevel), install: platformInstallProps(config) });
 }
 
 /** Every object of the install, in chart order. */

@@ -89,7 +89,7 @@ export function groupApplications(sets: readonly GitopsSet[], maxObjects: number
   return apps;
 }
 
-/** The Application of a Workspace's or Tenant's set; none for an InstanceSnapshot's (one-shot Jobs whose outcome only the controller follows). */
+/** The Application of a Workspace's or Tenant's set; none for an InstanceSnapshot's (one-shot Jobs whose outcome only the controller follows) or a SharedVolume's (its phase and its deletion hold need the controller). */
 export function singleSetApplication(set: GitopsSet): GitopsApp | undefined {
   const p = set.unit.parent;
   if (p.kind === 'Workspace') return { name: `crownlabs-workspace-${p.name}`, folder: `workspaces/${p.name}`, namespace: workspaceNamespaceName(p.name), syncWave: 1, sets: [set] };

@@ -53,6 +53,12 @@ describe('PlatformChart: the shared ClusterRoles of docs/behaviour.md §3', () =
     expect(Object.values(SHARED_CLUSTER_ROLES).sort()).toEqual(objects.map((o) => o.metadata.name).sort());
   });
 
+  it('with SharedVolumes (e62be9e), also crownlabs-manage-sharedvolumes: every verb on sharedvolumes, nothing else', () => {
+    const withVolumes = platform({ sharedVolumes: true });
+    expect(withVolumes.map((o) => o.metadata.name).sort()).toEqual([...objects.map((o) => o.metadata.name), 'crownlabs-manage-sharedvolumes'].sort());
+    expect(role(withVolumes, 'crownlabs-manage-sharedvolumes').rules).toEqual([{ apiGroups: [CL], resources: ['sharedvolumes'], verbs: ALL }]);
+  });
+
   it('crownlabs-manage-instances: every verb on instances and instances/status, nothing else', () => {
     expect(role(objects, 'crownlabs-manage-instances').rules).toEqual([
       { apiGroups: [CL], resources: ['instances', 'instances/status'], verbs: ALL },

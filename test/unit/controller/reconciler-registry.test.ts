@@ -68,8 +68,9 @@ describe('reconciler registry', () => {
       'Tenant',
       'Workspace',
       'InstanceSnapshot',
+      'SharedVolume',
     ]);
-    expect(controllerReconcilers(PERIODIC, new AutomationState({ expiration: true })).map((r) => r.kind)).toEqual(['Instance', 'InstanceExpiration', 'Tenant', 'Workspace', 'InstanceSnapshot']);
+    expect(controllerReconcilers(PERIODIC, new AutomationState({ expiration: true })).map((r) => r.kind)).toEqual(['Instance', 'InstanceExpiration', 'Tenant', 'Workspace', 'InstanceSnapshot', 'SharedVolume']);
     const fake: Reconciler = { kind: 'Tenant', reconcile: async () => ({}), keys: () => [] };
     expect(() => new ReconcilerRegistry([fake, fake])).toThrow('two reconcilers registered for Tenant');
   });

@@ -1,0 +1,73 @@
+import { Chart } from 'cdk8s';
+import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
+import type { Construct } from 'constructs';
+import type { SharedVolume } from '../../src/inputs/types.ts';
+import { canonicalQuantity } from '../../src/model/resources.ts';
+import {
+  CROWNLABS_USER_ID,
+  MIRROR_AUTHORIZATION_ANNOTATION,
+  PROVISIONING_MOUNT_PATH,
+  SHARED_VOLUME_MIRROR_AUTHORIZATION,
+  provisioningJobName,
+  sharedVolumeClaimLabels,
+  sharedVolumeLabels,
+  sharedVolumeClaimName,
+} from '../../src/model/shared-volume.ts';
+
+export interface SharedVolumeChartProps {
+  readonly sharedVolume: SharedVolume;
+  /** `sharedVolumeStorageClass`. */
+  readonly storageClassName: string;
+  /** The provisioning Job's image (`sharedVolumeProvisioningImg`). */
+  readonly provisioningImage: string;
+  /**
+   * Labels on every object besides the CrownLabs ones (ours: parent and manager).
+   * @default none: only the CrownLabs labels
+   */
+  readonly chartLabels?: Record<string, string>;
+}
+
+/**
+ * One SharedVolume's objects (docs/behaviour.md §16.7), in its namespace: the ReadWriteMany claim,
+ * which tenant namespaces may mirror, and the Job that gives the volume to the CrownLabs user. The
+ * Job keeps no TTL: kept for the volume's life, it runs once.
+ */
+export class SharedVolumeChart extends Chart {
+  constructor(scope: Construct, id: string, props: SharedVolumeChartProps) {
+    const sv = props.sharedVolume;
+    super(scope, id, { namespace: sv.metadata.namespace, labels: props.chartLabels, disableResourceNameHashes: true });
+    const claim = sharedVolumeClaimName(sv.metadata.name);
+    const labels = sharedVolumeClaimLabels();
+    new k8s.KubePersistentVolumeClaim(this, 'claim', {
+      metadata: { name: claim, labels, annotations: { [MIRROR_AUTHORIZATION_ANNOTATION]: SHARED_VOLUME_MIRROR_AUTHORIZATION } },
+      spec: {
+        accessModes: ['ReadWriteMany'],
+        storageClassName: props.storageClassName,
+        resources: { requests: { storage: k8s.Quantity.fromString(canonicalQuantity(sv.spec.size)) } },
+      },
+    });
+    const q = (v: string) => k8s.Quantity.fromString(v);
+    const owner = `${CROWNLABS_USER_ID}:${CROWNLABS_USER_ID}`;
+    new k8s.KubeJob(this, 'provisioning', {
+      metadata: { name: provisioningJobName(claim), labels: sharedVolumeLabels() },
+      spec: {
+        backoffLimit: 3,
+        template: {
+          spec: {
+            restartPolicy: 'OnFailure',
+            containers: [
+              {
+                name: 'chown-container',
+                image: props.provisioningImage,
+                command: ['chown', '-R', owner, PROVISIONING_MOUNT_PATH],
+                volumeMounts: [{ name: 'drive', mountPath: PROVISIONING_MOUNT_PATH }],
+                resources: { requests: { cpu: q('100m'), memory: q('128Mi') }, limits: { cpu: q('100m'), memory: q('128Mi') } },
+              },
+            ],
+            volumes: [{ name: 'drive', persistentVolumeClaim: { claimName: claim } }],
+          },
+        },
+      },
+    });
+  }
+}
