@@ -1,6 +1,7 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { NfsShare } from '../../src/model/mydrive.ts';
+import type { SharedVolumeMountPlan } from '../../src/model/shared-volume.ts';
 import { yamlString } from '../../src/model/yaml-scalar.ts';
 
 export interface CloudInitSecretProps {
@@ -14,6 +15,11 @@ export interface CloudInitSecretProps {
    * @default none: `mounts: []`
    */
   readonly nfs?: NfsShare;
+  /**
+   * e62be9e: the SharedVolumes to mount, each by its virtiofs tag.
+   * @default none
+   */
+  readonly sharedVolumes?: readonly SharedVolumeMountPlan[];
 }
 
 /** SHA-512 crypt of the password `crownlabs`, as upstream ships it. */
@@ -29,7 +35,7 @@ export class CloudInitSecret extends Construct {
     new k8s.KubeSecret(this, 'secret', {
       metadata: { name: props.name, labels: props.labels },
       type: 'Opaque',
-      data: { userdata: Buffer.from(cloudInitUserData(props.publicKeys, props.nfs)).toString('base64') },
+      data: { userdata: Buffer.from(cloudInitUserData(props.publicKeys, props.nfs, props.sharedVolumes)).toString('base64') },
     });
   }
 }
@@ -40,24 +46,20 @@ export class CloudInitSecret extends Construct {
  * Keys are the Tenant's own text: written by the shared safe formatter, which quotes and escapes
  * whatever PyYAML (cloud-init's reader) could read as more than one string (#14.5).
  */
-export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare): string {
+export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare, sharedVolumes: readonly SharedVolumeMountPlan[] = []): string {
   const lines = ['#cloud-config', 'users:', '    - name: crownlabs', '      lock_passwd: false', `      passwd: ${CROWNLABS_PASSWD_HASH}`, '      sudo: ALL=(ALL) NOPASSWD:ALL'];
   if (publicKeys.length > 0) {
     lines.push('      ssh_authorized_keys:', ...publicKeys.map((k) => `        - ${yamlString(k)}`));
   }
   lines.push('      shell: /bin/bash', 'network:', '    version: 2', '    id0:', '        dhcp4: true');
-  if (nfs) {
-    lines.push(
-      'mounts:',
-      `    - - ${yamlString(`${nfs.server}:${nfs.path}`)}`,
-      '      - /media/mydrive',
-      '      - nfs',
-      `      - ${NFS_OPTIONS}`,
-      '      - "0"',
-      '      - "0"',
-    );
-  } else {
-    lines.push('mounts: []');
+  const mounts: string[][] = [];
+  if (nfs) mounts.push([yamlString(`${nfs.server}:${nfs.path}`), '/media/mydrive', 'nfs', NFS_OPTIONS]);
+  // A virtiofs filesystem is mounted by its tag, the VMI's filesystem (and volume) name.
+  for (const m of sharedVolumes) mounts.push([yamlString(m.claimName), yamlString(m.mountPath), 'virtiofs', `${m.readOnly ? 'ro' : 'rw'},_netdev,user`]);
+  if (mounts.length === 0) lines.push('mounts: []');
+  else {
+    lines.push('mounts:');
+    for (const [what, where, type, options] of mounts) lines.push(`    - - ${what}`, `      - ${where}`, `      - ${type}`, `      - ${options}`, '      - "0"', '      - "0"');
   }
   if (publicKeys.length > 0) {
     lines.push('ssh_authorized_keys:', ...publicKeys.map((k) => `    - ${yamlString(k)}`));

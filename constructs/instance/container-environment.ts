@@ -61,6 +61,7 @@ export class ContainerEnvironment extends Construct {
       plan.persistent ? { name: PERSISTENT_VOLUME, persistentVolumeClaim: { claimName: plan.name } } : { name: PERSISTENT_VOLUME, emptyDir: {} },
     ];
     if (plan.nfs) volumes.push(myDriveVolume(plan.nfs));
+    for (const m of plan.sharedVolumes ?? []) volumes.push({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } });
 
     const contentOrigin = props.contentOrigin || env.containerStartupOptions?.sourceArchiveURL;
     const initContainers: k8s.Container[] = contentOrigin
@@ -102,7 +103,11 @@ export class ContainerEnvironment extends Construct {
             readinessProbe: { httpGet: { port: k8s.IntOrString.fromString('gui'), path: pod.readinessPath }, ...READINESS_PROBE_BASE },
           }
         : {}),
-      volumeMounts: [{ name: PERSISTENT_VOLUME, mountPath: dataPath }, ...(plan.nfs ? [myDriveVolumeMount()] : [])],
+      volumeMounts: [
+        { name: PERSISTENT_VOLUME, mountPath: dataPath },
+        ...(plan.nfs ? [myDriveVolumeMount()] : []),
+        ...(plan.sharedVolumes ?? []).map((m) => ({ name: m.claimName, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true } : {}) })),
+      ],
       ...(env.containerStartupOptions
         ? {
             args: env.containerStartupOptions.startupArgs,

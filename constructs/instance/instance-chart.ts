@@ -9,6 +9,7 @@ import { Exposition, sharedAuthAnnotations } from './exposition.ts';
 import { OAUTH2_PROXY_PORT, Oauth2Proxy } from './oauth2-proxy.ts';
 import { PublicExposure } from './public-exposure.ts';
 import { VirtualMachineEnvironment } from './virtual-machine.ts';
+import { SharedVolumeMirrors } from './shared-volume-mirrors.ts';
 
 export interface InstanceChartProps {
   readonly plan: InstancePlan;
@@ -30,8 +31,10 @@ export class InstanceChart extends Chart {
     const cloudInitNeeded = vmEnvs.some((e) => e.standardMode);
     if (cloudInitNeeded) {
       const nfs = vmEnvs.find((e) => e.standardMode && e.nfs)?.nfs;
-      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs });
+      const sharedVolumes = vmEnvs.find((e) => e.standardMode && e.sharedVolumes)?.sharedVolumes;
+      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs, sharedVolumes });
     }
+    new SharedVolumeMirrors(this, 'shared-volume-mirrors', { environments: plan.environments, labels, storageClassName: config.mirrorStorageClass });
     plan.environments.forEach((env, index) => {
       // By position: ids built from environment names collide (`a` + `-oauth2-proxy` vs `a-oauth2-proxy`),
       // and a construct id clash is a crash, not a clear error (the objects' own collisions are reported).

@@ -115,6 +115,8 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
           ...(withCloudInit ? [{ name: 'cloud-init', disk: { bus: 'virtio' } }] : []),
         ],
         interfaces: [{ name: 'default', bridge: {}, ...(env.macAddress ? { macAddress: env.macAddress } : {}) }],
+        // SharedVolumes reach the guest through virtiofs; cloud-init mounts them (cloud-init.ts).
+        ...(env.sharedVolumes ? { filesystems: env.sharedVolumes.map((m) => ({ name: m.claimName, virtiofs: {} })) } : {}),
       },
     },
     networks: [{ name: 'default', pod: {} }],
@@ -124,6 +126,7 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
         : { name: 'root', containerDisk: { image: env.env.image, imagePullSecret: REGISTRY_CREDENTIALS, imagePullPolicy: 'IfNotPresent' } },
       // Go's UserDataSecretRef is `secretRef` on the wire.
       ...(withCloudInit ? [{ name: 'cloud-init', cloudInitNoCloud: { secretRef: { name: cloudInitSecretName } } }] : []),
+      ...(env.sharedVolumes ?? []).map((m) => ({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } })),
     ],
     readinessProbe: {
       tcpSocket: { port: VirtualMachineInstanceSpecReadinessProbeTcpSocketPort.fromNumber(env.env.guiEnabled ? 6080 : 22) },

@@ -53,6 +53,7 @@ export interface ComposerConfig {
   mydrivePvcsStorageClassName: string;
   sharedVolumeStorageClass: string;
   sharedVolumeProvisioningImg: string;
+  mirrorStorageClass: string;
   mydrivePvcsNamespace: string;
   mydriveNfsServerName: string;
   mydriveNfsPathTemplate: string;

@@ -2,21 +2,25 @@
  * SharedVolume reconciler (docs/behaviour.md §16.7), at the API levels that have the kind: the
  * claim and the provisioning Job that compose renders, applied as one set; the phase read from
  * them (Pending → Provisioning → Ready); the finalizer, set once Ready, that holds a deletion
- * while a Template mounts the volume. The Job is created once and never applied again nor pruned
+ * while a Template or an Instance mounts the volume. The Job is created once and never applied again nor pruned
  * (a Job left by another operator is read, not changed); once it succeeded the claim is labelled,
  * and no Job is looked for again.
  *
- * Watches: SharedVolumes (not status), their namespace's labels, and Templates and Instances, which
- * enqueue the volumes they mount: a deletion held by a Template goes on when the Template lets go.
+ * Watches: SharedVolumes (not status), their namespace's labels, Templates (the volumes they mount,
+ * before and after a change) and deleted mirror claims: a held deletion goes on when the last
+ * Template and Instance let go.
  */
 import { compose, renderUnit } from '../compose/compose.ts';
-import { type Instance, type KubeObject, type SharedVolume, type Template } from '../inputs/types.ts';
+import type { KubeObject, SharedVolume, Template } from '../inputs/types.ts';
 import type { ParentRef } from '../model/labels.ts';
 import {
   PROVISIONING_DONE,
   PROVISIONING_LABEL,
   SHARED_VOLUME_FINALIZER,
+  heldBy,
+  mirroredVolume,
   mountersMessage,
+  type MirrorClaim,
   sharedVolumeLabels,
   sharedVolumeMounters,
   sharedVolumeState,
@@ -113,13 +117,14 @@ export async function reconcileSharedVolume(ctx: ControllerContext, namespace: s
   return {};
 }
 
-/** Deleting: held while a Template mounts the volume; the claim and Job go with it (owner references). */
+/** Deleting: held while a Template or an Instance mounts the volume; the claim and Job go with it (owner references). */
 async function deleteSharedVolume(ctx: ControllerContext, live: CachedObject): Promise<ReconcileResult> {
   if (!(live.metadata.finalizers ?? []).includes(SHARED_VOLUME_FINALIZER)) return {};
   await writeStatus(ctx, live, { phase: 'Deleting' });
   // The Templates as stored, also those that fail validation: they still mount it.
-  const mounters = sharedVolumeMounters(live, ctx.caches.templates.list() as unknown as Template[], ctx.caches.instances.list() as unknown as Instance[]);
-  if (mounters.templates.length) {
+  const claims = (ctx.caches.child(CLAIM.apiVersion, CLAIM.kind)?.list() ?? []) as unknown as MirrorClaim[];
+  const mounters = sharedVolumeMounters(live, ctx.caches.templates.list() as unknown as Template[], claims);
+  if (heldBy(mounters)) {
     await ctx.events.record(live, 'Warning', 'DeletionBlocked', mountersMessage(mounters));
     return {};
   }
@@ -178,10 +183,16 @@ export function watchSharedVolumes(caches: Caches, enqueue: (key: string) => voi
   });
   // A Template that mounted a volume and no longer does (edited, deleted) may release its deletion.
   const mounted = (t: CachedObject | undefined) => (t?.spec ? templateMounts(t as unknown as Template) : []);
+  const enqueueVolume = (k: string | undefined) => {
+    if (!k) return;
+    const [ns, name] = k.split('/');
+    if (volumes.get(ns, name)) enqueue(key(ns, name));
+  };
   caches.templates.on((_type, obj, old) => {
-    for (const k of new Set([...mounted(obj), ...mounted(old)])) {
-      const [ns, name] = k.split('/');
-      if (volumes.get(ns, name)) enqueue(key(ns, name));
-    }
+    for (const k of new Set([...mounted(obj), ...mounted(old)])) enqueueVolume(k);
+  });
+  // So does the last mirror claim of an Instance that mounted it, once gone.
+  caches.child(CLAIM.apiVersion, CLAIM.kind)?.on((type, obj) => {
+    if (type === 'delete') enqueueVolume(mirroredVolume(obj as unknown as MirrorClaim));
   });
 }

@@ -33,6 +33,7 @@ export interface InventoryLookups {
   instance(namespace: string, name: string): Instance | undefined;
   namespace(name: string): Namespace | undefined;
   secret(namespace: string, name: string): Secret | undefined;
+  sharedVolume(namespace: string, name: string): SharedVolume | undefined;
 }
 
 /**
@@ -153,6 +154,10 @@ export class Inventory implements InventoryLookups {
 
   secret(namespace: string, name: string): Secret | undefined {
     return this.secrets.get(`${namespace}/${name}`);
+  }
+
+  sharedVolume(namespace: string, name: string): SharedVolume | undefined {
+    return this.sharedVolumes.get(`${namespace}/${name}`);
   }
 
   workspaceOf(template: Template): Workspace | undefined {

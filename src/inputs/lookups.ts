@@ -5,7 +5,7 @@
 import type { ApiLevel } from './api-level.ts';
 import type { Inventory, InventoryLookups } from './inventory.ts';
 import type { Source } from './parse.ts';
-import { TEMPLATE_REF, TENANT_REF, type Instance, type Namespace, type Secret, type Template, type Tenant, type Workspace } from './types.ts';
+import { TEMPLATE_REF, TENANT_REF, type Instance, type Namespace, type Secret, type SharedVolume, type Template, type Tenant, type Workspace } from './types.ts';
 
 /**
  * The key of "the managers of a workspace": a Tenant that manages `workspace` (before or after a
@@ -98,5 +98,10 @@ export class RecordedLookups implements InventoryLookups {
   secret(namespace: string, name: string): Secret | undefined {
     this.keys.add(`Secret/${namespace}/${name}`);
     return this.inventory.secret(namespace, name);
+  }
+
+  sharedVolume(namespace: string, name: string): SharedVolume | undefined {
+    this.keys.add(`SharedVolume/${namespace}/${name}`);
+    return this.inventory.sharedVolume(namespace, name);
   }
 }

@@ -10,6 +10,7 @@ import { LEVEL_RENDERING, type GuiRoute, type LevelRendering, type ServicePort, 
 import { CHILDREN_LEVEL_ANNOTATION, childrenLevel, type ApiLevel } from '../inputs/api-level.ts';
 import { CONTAINER_POD_LAYOUT, containerPodPlan, type ContainerPodPlan } from './pod-layout.ts';
 import { enrolmentProblem } from './enrolment.ts';
+import { environmentMounts, type SharedVolumeMountPlan } from './shared-volume.ts';
 import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
@@ -62,6 +63,8 @@ export interface EnvironmentPlan {
   pod?: ContainerPodPlan;
   /** The MyDrive share to mount, when the environment asks for it and it is known. */
   nfs?: NfsShare;
+  /** e62be9e: the SharedVolumes it mounts, each through its mirror claim (docs/behaviour.md §16.7); absent: none. */
+  sharedVolumes?: SharedVolumeMountPlan[];
   /** Node labels the VMI or Pod is scheduled by (docs/behaviour.md §16.3); absent when none. */
   nodeSelector?: Record<string, string>;
   /** A persistent VM's root disk: its volumeMode (LEVEL_RENDERING) and, for a LocalVM, the golden PVC cloned. */
@@ -255,9 +258,19 @@ export function planInstance(
     if (!env.persistent) problems.push({ severity: 'error', ...about, field, message: `Template ${objectKey(template)}: environment ${env.name} is a LocalVM, whose disk is a clone of a PVC: it must be persistent` });
     else if (!goldenPvc(env.image)) problems.push({ severity: 'error', ...about, field, message: `Template ${objectKey(template)}: environment ${env.name}: a LocalVM image names its golden PVC as <namespace>/<name>, not ${JSON.stringify(env.image)}` });
   }
+  // Upstream's rule: the workspace's managers mount every SharedVolume read-write.
+  const manager = (tenant.spec.workspaces ?? []).some((w) => w.name === workspaceName && w.role === 'manager');
+  const templateNamespace = template.metadata.namespace ?? '';
+  const volumeMounts = envs.map((env, i) => {
+    const r = environmentMounts(env.sharedVolumeMounts ?? [], templateNamespace, instance.metadata.name, manager, (ns, n) => !!inventory.sharedVolume(ns, n));
+    for (const v of r.missing) {
+      problems.push({ severity: 'error', ...about, field: `spec.environmentList[${i}].sharedVolumeMounts`, message: `Template ${objectKey(template)}: environment ${env.name} mounts SharedVolume ${v}, which does not exist` });
+    }
+    return r.mounts;
+  });
   if (problems.some((p) => p.severity === 'error')) return { problems };
 
-  const environments = envs.map((env): EnvironmentPlan => {
+  const environments = envs.map((env, envIndex): EnvironmentPlan => {
     const isVM = isVirtualMachineType(env.environmentType);
     const isContainer = env.environmentType === 'Container';
     const isStandalone = env.environmentType === 'Standalone';
@@ -294,6 +307,7 @@ export function planInstance(
       containerResources: isVM ? undefined : containerResources(env.resources),
       ...(isVM ? {} : { pod: containerPodPlan(podLayout, basePath, { isContainer, rewriteURL: env.rewriteURL }) }),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
+      ...(volumeMounts[envIndex].length ? { sharedVolumes: volumeMounts[envIndex] } : {}),
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(isVM && env.persistent ? persistentVmParts(rendering, env, namespace, name, observed) : {}),
     };

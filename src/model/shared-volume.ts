@@ -4,10 +4,9 @@
  * holds its deletion while a Template mounts it. Names, labels and the finalizer are upstream's, so
  * a lab switching operators keeps its volumes. Pure: the reconciler reads and writes.
  */
-import type { GenericRef, Instance, SharedVolume, Template, Workspace } from '../inputs/types.ts';
+import type { GenericRef, SharedVolume, Template, Workspace } from '../inputs/types.ts';
 import { kindExistsAt, type ApiLevel } from '../inputs/api-level.ts';
 import { canonicalQuantity } from './resources.ts';
-import { TEMPLATE_REF } from '../inputs/types.ts';
 import { compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
 import { LABEL } from './labels.ts';
 
@@ -128,25 +127,102 @@ export function templateMounts(template: Pick<Template, 'metadata' | 'spec'>): s
   return [...out];
 }
 
-/** What holds a SharedVolume's deletion: the Templates that mount it, and their Instances. */
+/** What holds a SharedVolume's deletion: the Templates that mount it, and the Instances that do. */
 export interface Mounters {
   templates: string[];
   instances: string[];
 }
 
-export function sharedVolumeMounters(sv: { metadata: { name: string; namespace?: string } }, templates: Iterable<Pick<Template, 'metadata' | 'spec'>>, instances: Iterable<Pick<Instance, 'metadata' | 'spec'>>): Mounters {
+/** A mirror claim as the cache holds it: where it is, what it mirrors, and its owner. */
+export interface MirrorClaim {
+  metadata: { namespace?: string; ownerReferences?: readonly { kind: string; name: string }[] };
+  spec?: { dataSourceRef?: { kind?: string; name?: string; namespace?: string } };
+}
+
+/** The SharedVolume (`namespace/name`) a claim mirrors, if it mirrors one. */
+export function mirroredVolume(claim: MirrorClaim): string | undefined {
+  const ref = claim.spec?.dataSourceRef;
+  if (ref?.kind !== 'PersistentVolumeClaim' || !ref.namespace || !ref.name?.startsWith('shvol-')) return undefined;
+  return `${ref.namespace}/${ref.name.slice('shvol-'.length)}`;
+}
+
+/**
+ * The Templates that mount the volume, and the Instances that do: those with a mirror claim of it,
+ * rendered from the Template spec they froze (an edited Template does not change them) and kept
+ * while their pods may use it.
+ */
+export function sharedVolumeMounters(sv: { metadata: { name: string; namespace?: string } }, templates: Iterable<Pick<Template, 'metadata' | 'spec'>>, claims: Iterable<MirrorClaim>): Mounters {
   const key = `${sv.metadata.namespace}/${sv.metadata.name}`;
   const mounting = new Set<string>();
   for (const t of templates) if (templateMounts(t).includes(key)) mounting.add(`${t.metadata.namespace}/${t.metadata.name}`);
-  const using: string[] = [];
-  for (const i of instances) {
-    const ref = i.spec[TEMPLATE_REF];
-    if (ref && mounting.has(`${ref.namespace || i.metadata.namespace}/${ref.name}`)) using.push(`${i.metadata.namespace}/${i.metadata.name}`);
+  const using = new Set<string>();
+  for (const c of claims) {
+    if (mirroredVolume(c) !== key) continue;
+    const owner = (c.metadata.ownerReferences ?? []).find((r) => r.kind === 'Instance');
+    if (owner) using.add(`${c.metadata.namespace}/${owner.name}`);
   }
-  return { templates: [...mounting].sort(), instances: using.sort() };
+  return { templates: [...mounting].sort(), instances: [...using].sort() };
+}
+
+export function heldBy(m: Mounters): boolean {
+  return m.templates.length > 0 || m.instances.length > 0;
 }
 
 export function mountersMessage(m: Mounters): string {
-  const instances = m.instances.length ? `; Instances ${m.instances.join(', ')}` : '';
-  return `deletion held: mounted by Template${m.templates.length > 1 ? 's' : ''} ${m.templates.join(', ')}${instances}`;
+  const parts: string[] = [];
+  if (m.templates.length) parts.push(`Template${m.templates.length > 1 ? 's' : ''} ${m.templates.join(', ')}`);
+  if (m.instances.length) parts.push(`Instance${m.instances.length > 1 ? 's' : ''} ${m.instances.join(', ')}`);
+  return `deletion held: mounted by ${parts.join('; ')}`;
+}
+
+/** The last `n` characters: upstream keeps the ends of long names, which tell them apart. */
+function lastChars(s: string, n: number): string {
+  return s.length > n ? s.slice(s.length - n) : s;
+}
+
+/**
+ * The mirror claim through which an Instance mounts a SharedVolume, in the Instance's namespace:
+ * upstream's name, also the pod's volume name, so at most 63 characters.
+ */
+export function sharedVolumeMirrorName(volume: string, instance: string): string {
+  return `${lastChars(volume, 27)}-${lastChars(instance, 27)}-mirror`;
+}
+
+/** One SharedVolume as an environment mounts it. */
+export interface SharedVolumeMountPlan {
+  /** The mirror claim in the Instance's namespace, also the pod's volume name. */
+  claimName: string;
+  /** The SharedVolume's own claim, which the mirror mirrors. */
+  origin: { namespace: string; claimName: string };
+  mountPath: string;
+  readOnly: boolean;
+}
+
+/**
+ * An environment's SharedVolume mounts: read-only as the Template says, read-write for the
+ * workspace's managers (upstream's rule). Each volume must exist; the missing ones are returned.
+ */
+export function environmentMounts(
+  mounts: readonly { sharedVolume: GenericRef; mountPath: string; readOnly: boolean }[],
+  templateNamespace: string,
+  instanceName: string,
+  manager: boolean,
+  exists: (namespace: string, name: string) => boolean,
+): { mounts: SharedVolumeMountPlan[]; missing: string[] } {
+  const out: SharedVolumeMountPlan[] = [];
+  const missing: string[] = [];
+  for (const m of mounts) {
+    const v = mountedVolume(m.sharedVolume, templateNamespace);
+    if (!exists(v.namespace, v.name)) {
+      missing.push(`${v.namespace}/${v.name}`);
+      continue;
+    }
+    out.push({
+      claimName: sharedVolumeMirrorName(v.name, instanceName),
+      origin: { namespace: v.namespace, claimName: sharedVolumeClaimName(v.name) },
+      mountPath: m.mountPath,
+      readOnly: manager ? false : m.readOnly,
+    });
+  }
+  return { mounts: out, missing };
 }

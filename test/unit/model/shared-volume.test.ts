@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mountersMessage, sharedVolumeMounters, sharedVolumeState, shrinks, templateMounts, type SharedVolumeObservation } from '../../../src/model/shared-volume.ts';
-import type { Instance, Template } from '../../../src/inputs/types.ts';
+import { environmentMounts, heldBy, mountersMessage, sharedVolumeMirrorName, sharedVolumeMounters, sharedVolumeState, shrinks, templateMounts, type MirrorClaim, type SharedVolumeObservation } from '../../../src/model/shared-volume.ts';
+import type { Template } from '../../../src/inputs/types.ts';
 
 const sv = (size: string) => ({ spec: { prettyName: 'v', size } });
 const bound: SharedVolumeObservation = { claimSize: '1Gi', claimPhase: 'Bound', volumeName: 'pv-1', provisioned: false };
@@ -45,8 +45,10 @@ const tmpl = (ns: string, name: string, mounts: { name: string; namespace?: stri
     metadata: { name, namespace: ns },
     spec: { environmentList: mounts.map((m, i) => ({ name: `e${i}`, sharedVolumeMounts: m.map((ref) => ({ sharedVolume: ref, mountPath: '/m', readOnly: true })) })) },
   }) as unknown as Pick<Template, 'metadata' | 'spec'>;
-const inst = (ns: string, name: string, template: { name: string; namespace?: string }) =>
-  ({ metadata: { name, namespace: ns }, spec: { 'template.crownlabs.polito.it/TemplateRef': template } }) as unknown as Pick<Instance, 'metadata' | 'spec'>;
+const mirror = (ns: string, instance: string, origin: { namespace?: string; name?: string; kind?: string }): MirrorClaim => ({
+  metadata: { namespace: ns, ownerReferences: [{ kind: 'Instance', name: instance }] },
+  spec: { dataSourceRef: { kind: 'PersistentVolumeClaim', ...origin } },
+});
 
 describe('what holds a SharedVolume', () => {
   const volume = { metadata: { name: 'lemon', namespace: 'workspace-tea' } };
@@ -60,17 +62,62 @@ describe('what holds a SharedVolume', () => {
     expect(templateMounts({ metadata: { name: 't', namespace: 'ns' }, spec: { environmentList: [{ sharedVolumeMounts: [{}] }] } } as unknown as Template)).toEqual([]);
   });
 
-  it('the Templates mounting it, in any environment, and their Instances; not a volume of the same name elsewhere', () => {
+  it('the Templates mounting it, in any environment, and the Instances with a mirror claim of it; not a volume of the same name elsewhere', () => {
     const templates = [
       tmpl('workspace-tea', 'reader', [[], [{ name: 'lemon' }]]),
       tmpl('workspace-coffee', 'elsewhere', [[{ name: 'lemon' }]]),
       tmpl('workspace-coffee', 'across', [[{ name: 'lemon', namespace: 'workspace-tea' }]]),
       tmpl('workspace-tea', 'plain', [[]]),
     ];
-    const instances = [inst('tenant-a', 'i1', { name: 'reader', namespace: 'workspace-tea' }), inst('tenant-b', 'i2', { name: 'plain', namespace: 'workspace-tea' }), inst('tenant-c', 'i3', { name: 'across', namespace: 'workspace-coffee' })];
-    const m = sharedVolumeMounters(volume, templates, instances);
+    const claims = [
+      mirror('tenant-a', 'i1', { namespace: 'workspace-tea', name: 'shvol-lemon' }),
+      mirror('tenant-a', 'i1', { namespace: 'workspace-tea', name: 'shvol-lemon' }),
+      mirror('tenant-c', 'i3', { namespace: 'workspace-tea', name: 'shvol-lemon' }),
+      mirror('tenant-b', 'i2', { namespace: 'workspace-coffee', name: 'shvol-lemon' }),
+      mirror('tenant-d', 'i4', { namespace: 'workspace-tea', name: 'lemon' }),
+      mirror('tenant-e', 'i5', { name: 'shvol-lemon' }),
+    ];
+    const m = sharedVolumeMounters(volume, templates, claims);
     expect(m).toEqual({ templates: ['workspace-coffee/across', 'workspace-tea/reader'], instances: ['tenant-a/i1', 'tenant-c/i3'] });
+    expect(heldBy(m)).toBe(true);
     expect(mountersMessage(m)).toBe('deletion held: mounted by Templates workspace-coffee/across, workspace-tea/reader; Instances tenant-a/i1, tenant-c/i3');
-    expect(sharedVolumeMounters(volume, [templates[1], templates[3]], instances)).toEqual({ templates: [], instances: [] });
+    // An Instance alone holds it: its frozen Template spec still mounts it.
+    const alone = sharedVolumeMounters(volume, [templates[3]], claims.slice(2, 3));
+    expect(alone).toEqual({ templates: [], instances: ['tenant-c/i3'] });
+    expect(mountersMessage(alone)).toBe('deletion held: mounted by Instance tenant-c/i3');
+    expect(heldBy(sharedVolumeMounters(volume, [templates[1], templates[3]], claims.slice(3)))).toBe(false);
+  });
+});
+
+describe('how an environment mounts SharedVolumes', () => {
+  const mounts = [
+    { sharedVolume: { name: 'lemon' }, mountPath: '/mnt/lemon', readOnly: true },
+    { sharedVolume: { name: 'lime', namespace: 'workspace-x' }, mountPath: '/mnt/lime', readOnly: false },
+  ];
+  const exists = (ns: string, n: string) => `${ns}/${n}` !== 'workspace-x/gone';
+
+  it('through a mirror of each volume\'s claim, read-only as the Template says for a student', () => {
+    expect(environmentMounts(mounts, 'workspace-tea', 'desk-1', false, exists)).toEqual({
+      mounts: [
+        { claimName: 'lemon-desk-1-mirror', origin: { namespace: 'workspace-tea', claimName: 'shvol-lemon' }, mountPath: '/mnt/lemon', readOnly: true },
+        { claimName: 'lime-desk-1-mirror', origin: { namespace: 'workspace-x', claimName: 'shvol-lime' }, mountPath: '/mnt/lime', readOnly: false },
+      ],
+      missing: [],
+    });
+  });
+
+  it("read-write for the workspace's managers", () => {
+    expect(environmentMounts(mounts, 'workspace-tea', 'desk-1', true, exists).mounts.map((m) => m.readOnly)).toEqual([false, false]);
+  });
+
+  it('names a volume that does not exist', () => {
+    expect(environmentMounts([{ sharedVolume: { name: 'gone', namespace: 'workspace-x' }, mountPath: '/m', readOnly: true }], 'workspace-tea', 'i', false, exists)).toEqual({ mounts: [], missing: ['workspace-x/gone'] });
+  });
+
+  it("keeps upstream's mirror names: the last 27 characters of each, within a volume name's 63", () => {
+    const long = 'v'.repeat(40) + 'x';
+    const name = sharedVolumeMirrorName(long, 'i'.repeat(30) + 'y');
+    expect(name).toBe(`${'v'.repeat(26)}x-${'i'.repeat(26)}y-mirror`);
+    expect(name.length).toBe(62);
   });
 });
