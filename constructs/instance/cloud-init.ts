@@ -1,7 +1,7 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { NfsShare } from '../../src/model/mydrive.ts';
-import type { SharedVolumeMountPlan } from '../../src/model/shared-volume.ts';
+import type { ClaimMount } from '../../src/model/instance-plan.ts';
 import { yamlString } from '../../src/model/yaml-scalar.ts';
 
 export interface CloudInitSecretProps {
@@ -16,10 +16,10 @@ export interface CloudInitSecretProps {
    */
   readonly nfs?: NfsShare;
   /**
-   * e62be9e: the SharedVolumes to mount, each by its virtiofs tag.
+   * e62be9e: the claims to mount (MyDrive's mirror, SharedVolumes), each by its virtiofs tag.
    * @default none
    */
-  readonly sharedVolumes?: readonly SharedVolumeMountPlan[];
+  readonly claims?: readonly ClaimMount[];
 }
 
 /** SHA-512 crypt of the password `crownlabs`, as upstream ships it. */
@@ -35,7 +35,7 @@ export class CloudInitSecret extends Construct {
     new k8s.KubeSecret(this, 'secret', {
       metadata: { name: props.name, labels: props.labels },
       type: 'Opaque',
-      data: { userdata: Buffer.from(cloudInitUserData(props.publicKeys, props.nfs, props.sharedVolumes)).toString('base64') },
+      data: { userdata: Buffer.from(cloudInitUserData(props.publicKeys, props.nfs, props.claims)).toString('base64') },
     });
   }
 }
@@ -46,7 +46,7 @@ export class CloudInitSecret extends Construct {
  * Keys are the Tenant's own text: written by the shared safe formatter, which quotes and escapes
  * whatever PyYAML (cloud-init's reader) could read as more than one string (#14.5).
  */
-export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare, sharedVolumes: readonly SharedVolumeMountPlan[] = []): string {
+export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare, claims: readonly ClaimMount[] = []): string {
   const lines = ['#cloud-config', 'users:', '    - name: crownlabs', '      lock_passwd: false', `      passwd: ${CROWNLABS_PASSWD_HASH}`, '      sudo: ALL=(ALL) NOPASSWD:ALL'];
   if (publicKeys.length > 0) {
     lines.push('      ssh_authorized_keys:', ...publicKeys.map((k) => `        - ${yamlString(k)}`));
@@ -55,7 +55,7 @@ export function cloudInitUserData(publicKeys: readonly string[], nfs?: NfsShare,
   const mounts: string[][] = [];
   if (nfs) mounts.push([yamlString(`${nfs.server}:${nfs.path}`), '/media/mydrive', 'nfs', NFS_OPTIONS]);
   // A virtiofs filesystem is mounted by its tag, the VMI's filesystem (and volume) name.
-  for (const m of sharedVolumes) mounts.push([yamlString(m.claimName), yamlString(m.mountPath), 'virtiofs', `${m.readOnly ? 'ro' : 'rw'},_netdev,user`]);
+  for (const m of claims) mounts.push([yamlString(m.claimName), yamlString(m.mountPath), 'virtiofs', `${m.readOnly ? 'ro' : 'rw'},_netdev,user`]);
   if (mounts.length === 0) lines.push('mounts: []');
   else {
     lines.push('mounts:');

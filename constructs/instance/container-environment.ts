@@ -1,7 +1,7 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import type { ComposerConfig } from '../../src/config/config.ts';
-import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { claimMounts, type EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
 import { myDriveVolume, myDriveVolumeMount } from './mydrive-mount.ts';
 import { INSTANCE_POD_SECURITY_CONTEXT, READINESS_PROBE_BASE, restrictiveSecurityContext } from './instance-pod-defaults.ts';
@@ -61,7 +61,8 @@ export class ContainerEnvironment extends Construct {
       plan.persistent ? { name: PERSISTENT_VOLUME, persistentVolumeClaim: { claimName: plan.name } } : { name: PERSISTENT_VOLUME, emptyDir: {} },
     ];
     if (plan.nfs) volumes.push(myDriveVolume(plan.nfs));
-    for (const m of plan.sharedVolumes ?? []) volumes.push({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } });
+    const claims = claimMounts(plan);
+    for (const m of claims) volumes.push({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } });
 
     const contentOrigin = props.contentOrigin || env.containerStartupOptions?.sourceArchiveURL;
     const initContainers: k8s.Container[] = contentOrigin
@@ -106,7 +107,7 @@ export class ContainerEnvironment extends Construct {
       volumeMounts: [
         { name: PERSISTENT_VOLUME, mountPath: dataPath },
         ...(plan.nfs ? [myDriveVolumeMount()] : []),
-        ...(plan.sharedVolumes ?? []).map((m) => ({ name: m.claimName, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true } : {}) })),
+        ...claims.map((m) => ({ name: m.claimName, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true } : {}) })),
       ],
       ...(env.containerStartupOptions
         ? {

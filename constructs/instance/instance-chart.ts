@@ -2,7 +2,7 @@ import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import type { ComposerConfig } from '../../src/config/config.ts';
 import { contentOrigin } from '../../src/model/customization-urls.ts';
-import type { InstancePlan } from '../../src/model/instance-plan.ts';
+import { claimMounts, type InstancePlan } from '../../src/model/instance-plan.ts';
 import { CloudInitSecret } from './cloud-init.ts';
 import { ContainerEnvironment } from './container-environment.ts';
 import { Exposition, sharedAuthAnnotations } from './exposition.ts';
@@ -31,8 +31,8 @@ export class InstanceChart extends Chart {
     const cloudInitNeeded = vmEnvs.some((e) => e.standardMode);
     if (cloudInitNeeded) {
       const nfs = vmEnvs.find((e) => e.standardMode && e.nfs)?.nfs;
-      const sharedVolumes = vmEnvs.find((e) => e.standardMode && e.sharedVolumes)?.sharedVolumes;
-      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs, sharedVolumes });
+      const withClaims = vmEnvs.find((e) => e.standardMode && claimMounts(e).length > 0);
+      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs, claims: withClaims ? claimMounts(withClaims) : [] });
     }
     new SharedVolumeMirrors(this, 'shared-volume-mirrors', { environments: plan.environments, labels, storageClassName: config.mirrorStorageClass });
     plan.environments.forEach((env, index) => {

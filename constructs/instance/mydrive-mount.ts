@@ -1,7 +1,5 @@
-import type { NfsShare } from '../../src/model/mydrive.ts';
+import { MYDRIVE_MOUNT_PATH, type NfsShare } from '../../src/model/mydrive.ts';
 
-/** Where MyDrive appears inside containers and VMs. */
-export const MYDRIVE_MOUNT_PATH = '/media/mydrive';
 export const MYDRIVE_VOLUME = 'mydrive';
 
 /** The NFS volume of a tenant's MyDrive, mounted read-write (the default) by Container/Standalone pods (docs/behaviour.md §7.5). */

@@ -13,7 +13,7 @@ import {
   type VirtualMachineInstanceSpec,
   type VirtualMachineSpecDataVolumeTemplatesSpecSource,
 } from '../../imports/kubevirt.io.ts';
-import type { EnvironmentPlan } from '../../src/model/instance-plan.ts';
+import { claimMounts, type EnvironmentPlan } from '../../src/model/instance-plan.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
 import { READINESS_PROBE_BASE } from './instance-pod-defaults.ts';
 
@@ -93,6 +93,7 @@ function dataVolumeSource(env: EnvironmentPlan): VirtualMachineSpecDataVolumeTem
 export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | undefined): VirtualMachineInstanceSpec {
   const res = env.vmResources!;
   const withCloudInit = env.standardMode && cloudInitSecretName !== undefined;
+  const claims = claimMounts(env);
   return {
     domain: {
       cpu: { cores: env.env.resources.cpu },
@@ -115,8 +116,8 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
           ...(withCloudInit ? [{ name: 'cloud-init', disk: { bus: 'virtio' } }] : []),
         ],
         interfaces: [{ name: 'default', bridge: {}, ...(env.macAddress ? { macAddress: env.macAddress } : {}) }],
-        // SharedVolumes reach the guest through virtiofs; cloud-init mounts them (cloud-init.ts).
-        ...(env.sharedVolumes ? { filesystems: env.sharedVolumes.map((m) => ({ name: m.claimName, virtiofs: {} })) } : {}),
+        // MyDrive's mirror and SharedVolumes reach the guest through virtiofs; cloud-init mounts them (cloud-init.ts).
+        ...(claims.length ? { filesystems: claims.map((m) => ({ name: m.claimName, virtiofs: {} })) } : {}),
       },
     },
     networks: [{ name: 'default', pod: {} }],
@@ -126,7 +127,7 @@ export function vmiSpec(env: EnvironmentPlan, cloudInitSecretName: string | unde
         : { name: 'root', containerDisk: { image: env.env.image, imagePullSecret: REGISTRY_CREDENTIALS, imagePullPolicy: 'IfNotPresent' } },
       // Go's UserDataSecretRef is `secretRef` on the wire.
       ...(withCloudInit ? [{ name: 'cloud-init', cloudInitNoCloud: { secretRef: { name: cloudInitSecretName } } }] : []),
-      ...(env.sharedVolumes ?? []).map((m) => ({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } })),
+      ...claims.map((m) => ({ name: m.claimName, persistentVolumeClaim: { claimName: m.claimName, ...(m.readOnly ? { readOnly: true } : {}) } })),
     ],
     readinessProbe: {
       tcpSocket: { port: VirtualMachineInstanceSpecReadinessProbeTcpSocketPort.fromNumber(env.env.guiEnabled ? 6080 : 22) },

@@ -3,22 +3,14 @@ import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import type { Construct } from 'constructs';
 import type { SharedVolume } from '../../src/inputs/types.ts';
 import { canonicalQuantity } from '../../src/model/resources.ts';
-import {
-  CROWNLABS_USER_ID,
-  MIRROR_AUTHORIZATION_ANNOTATION,
-  PROVISIONING_MOUNT_PATH,
-  SHARED_VOLUME_MIRROR_AUTHORIZATION,
-  provisioningJobName,
-  sharedVolumeClaimLabels,
-  sharedVolumeLabels,
-  sharedVolumeClaimName,
-} from '../../src/model/shared-volume.ts';
+import { MIRROR_AUTHORIZATION_ANNOTATION, SHARED_VOLUME_MIRROR_AUTHORIZATION, sharedVolumeClaimLabels, sharedVolumeClaimName, sharedVolumeLabels } from '../../src/model/shared-volume.ts';
+import { ProvisioningJob } from '../storage/provisioning-job.ts';
 
 export interface SharedVolumeChartProps {
   readonly sharedVolume: SharedVolume;
   /** `sharedVolumeStorageClass`. */
   readonly storageClassName: string;
-  /** The provisioning Job's image (`sharedVolumeProvisioningImg`). */
+  /** The provisioning Job's image (`volumeProvisioningImg`). */
   readonly provisioningImage: string;
   /**
    * Labels on every object besides the CrownLabs ones (ours: parent and manager).
@@ -29,8 +21,7 @@ export interface SharedVolumeChartProps {
 
 /**
  * One SharedVolume's objects (docs/behaviour.md §16.7), in its namespace: the ReadWriteMany claim,
- * which tenant namespaces may mirror, and the Job that gives the volume to the CrownLabs user. The
- * Job keeps no TTL: kept for the volume's life, it runs once.
+ * which tenant namespaces may mirror, and the Job that gives the volume to the CrownLabs user.
  */
 export class SharedVolumeChart extends Chart {
   constructor(scope: Construct, id: string, props: SharedVolumeChartProps) {
@@ -46,28 +37,6 @@ export class SharedVolumeChart extends Chart {
         resources: { requests: { storage: k8s.Quantity.fromString(canonicalQuantity(sv.spec.size)) } },
       },
     });
-    const q = (v: string) => k8s.Quantity.fromString(v);
-    const owner = `${CROWNLABS_USER_ID}:${CROWNLABS_USER_ID}`;
-    new k8s.KubeJob(this, 'provisioning', {
-      metadata: { name: provisioningJobName(claim), labels: sharedVolumeLabels() },
-      spec: {
-        backoffLimit: 3,
-        template: {
-          spec: {
-            restartPolicy: 'OnFailure',
-            containers: [
-              {
-                name: 'chown-container',
-                image: props.provisioningImage,
-                command: ['chown', '-R', owner, PROVISIONING_MOUNT_PATH],
-                volumeMounts: [{ name: 'drive', mountPath: PROVISIONING_MOUNT_PATH }],
-                resources: { requests: { cpu: q('100m'), memory: q('128Mi') }, limits: { cpu: q('100m'), memory: q('128Mi') } },
-              },
-            ],
-            volumes: [{ name: 'drive', persistentVolumeClaim: { claimName: claim } }],
-          },
-        },
-      },
-    });
+    new ProvisioningJob(this, 'provisioning', { claimName: claim, image: props.provisioningImage, labels: sharedVolumeLabels() });
   }
 }

@@ -1,6 +1,8 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
-import { MYDRIVE_INFO_SECRET, type NfsShare } from '../../src/model/mydrive.ts';
+import { MYDRIVE_INFO_SECRET, myDriveMirrorAuthorization, myDriveMirrorName, type NfsShare } from '../../src/model/mydrive.ts';
+import { MIRROR_AUTHORIZATION_ANNOTATION, VOLUME_TYPE_LABEL } from '../../src/model/shared-volume.ts';
+import { ProvisioningJob } from '../storage/provisioning-job.ts';
 
 export interface MyDriveProps {
   readonly pvcName: string;
@@ -19,23 +21,50 @@ export interface MyDriveProps {
    * @default unknown (PVC not yet bound): no `mydrive-info` Secret yet
    */
   readonly share?: NfsShare;
+  /**
+   * e62be9e (docs/behaviour.md §16.8): the mirror of the claim in the personal namespace, through
+   * which Instances mount it, and the Job that gives the volume to the CrownLabs user.
+   * @default none: MyDrive is reached over NFS only
+   */
+  readonly mirror?: { readonly tenantName: string; readonly storageClassName: string; readonly provisioningImage: string };
 }
 
 /**
- * A tenant's MyDrive (docs/behaviour.md §5.4 rows 8–9): the RWX PVC and the `mydrive-info` NFS Secret.
+ * A tenant's MyDrive (docs/behaviour.md §5.4 rows 8–9): the RWX PVC and the `mydrive-info` NFS Secret;
+ * at e62be9e also its mirror and provisioning Job (§16.8).
  * The PVC holds the tenant's files, so it is rendered even while the personal namespace is not.
  */
 export class MyDrive extends Construct {
   constructor(scope: Construct, id: string, props: MyDriveProps) {
     super(scope, id);
+    const mirror = props.mirror;
     new k8s.KubePersistentVolumeClaim(this, 'pvc', {
-      metadata: { name: props.pvcName, namespace: props.pvcNamespace, labels: props.labels },
+      metadata: {
+        name: props.pvcName,
+        namespace: props.pvcNamespace,
+        labels: props.labels,
+        ...(mirror ? { annotations: { [MIRROR_AUTHORIZATION_ANNOTATION]: myDriveMirrorAuthorization(mirror.tenantName) } } : {}),
+      },
       spec: {
         accessModes: ['ReadWriteMany'],
         resources: { requests: { storage: k8s.Quantity.fromString(props.size) } },
         storageClassName: props.storageClassName,
       },
     });
+    if (mirror) {
+      new ProvisioningJob(this, 'provisioning', { claimName: props.pvcName, namespace: props.pvcNamespace, image: mirror.provisioningImage, labels: props.labels });
+      if (props.tenantNamespace) {
+        new k8s.KubePersistentVolumeClaim(this, 'mirror', {
+          metadata: { name: myDriveMirrorName(mirror.tenantName), namespace: props.tenantNamespace, labels: { ...props.labels, [VOLUME_TYPE_LABEL]: 'mirror' } },
+          spec: {
+            accessModes: ['ReadWriteMany'],
+            storageClassName: mirror.storageClassName,
+            resources: { requests: { storage: k8s.Quantity.fromString('1') } },
+            dataSourceRef: { kind: 'PersistentVolumeClaim', name: props.pvcName, namespace: props.pvcNamespace },
+          },
+        });
+      }
+    }
     if (props.share && props.tenantNamespace) {
       new k8s.KubeSecret(this, 'info', {
         metadata: { name: MYDRIVE_INFO_SECRET, namespace: props.tenantNamespace, labels: props.labels },

@@ -25,6 +25,11 @@ export interface TenantChartProps {
    */
   readonly myDriveShare?: NfsShare;
   /**
+   * Instances reach MyDrive through a mirror claim (the API level's MYDRIVE_ACCESS).
+   * @default false: over NFS
+   */
+  readonly myDriveMirror?: boolean;
+  /**
    * Labels on every object besides the CrownLabs ones (ours: parent and manager).
    * @default none: only the CrownLabs labels
    */
@@ -60,6 +65,7 @@ export class TenantChart extends Chart {
       tenantNamespace: keep ? namespace : undefined,
       labels,
       share: props.myDriveShare,
+      ...(props.myDriveMirror ? { mirror: { tenantName: name, storageClassName: config.mirrorStorageClass, provisioningImage: config.volumeProvisioningImg } } : {}),
     });
     if (tenant.spec.createSandbox) {
       new Sandbox(this, 'sandbox', { tenantName: name, namespace: sandboxNamespaceName(name), clusterRole: config.sandboxClusterRole, podSecurity: config.sandboxPodSecurity });

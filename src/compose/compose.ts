@@ -14,7 +14,7 @@ import type { PublicExposureSource } from '../model/public-exposure.ts';
 import { filePublicExposureSource } from './file-public-exposure.ts';
 import { environmentChildName } from '../model/level-rendering.ts';
 import { composerAnnotations, composerLabels, hasAllLabels, parentKey, type ParentRef } from '../model/labels.ts';
-import { nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
+import { MYDRIVE_ACCESS, nfsShareFromConfig, type NfsShare } from '../model/mydrive.ts';
 import { tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
 import { workspaceSharedVolumes } from '../model/shared-volume.ts';
 import { requestTag, snapshotConfigProblem, validateSnapshotRequest } from '../model/snapshot.ts';
@@ -165,7 +165,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
       parent,
       dependsOn: recorded(parent, reads),
       build: (app) =>
-        new TenantChart(app, 'tenant', { tenant, config, quota, keepPersonalNamespace: keep, myDriveShare: share, chartLabels: composerLabels(parent) }),
+        new TenantChart(app, 'tenant', { tenant, config, quota, keepPersonalNamespace: keep, myDriveShare: share, myDriveMirror: MYDRIVE_ACCESS[inventory.level] === 'mirror', chartLabels: composerLabels(parent) }),
     });
   }
 
@@ -192,7 +192,7 @@ export function compose(inventory: Inventory, config: ComposerConfig, options: C
         new SharedVolumeChart(app, 'shared-volume', {
           sharedVolume: sv,
           storageClassName: config.sharedVolumeStorageClass,
-          provisioningImage: config.sharedVolumeProvisioningImg,
+          provisioningImage: config.volumeProvisioningImg,
           chartLabels: composerLabels(parent),
         }),
     });

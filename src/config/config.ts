@@ -52,7 +52,7 @@ export interface ComposerConfig {
   mydrivePvcsSize: string;
   mydrivePvcsStorageClassName: string;
   sharedVolumeStorageClass: string;
-  sharedVolumeProvisioningImg: string;
+  volumeProvisioningImg: string;
   mirrorStorageClass: string;
   mydrivePvcsNamespace: string;
   mydriveNfsServerName: string;

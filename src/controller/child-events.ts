@@ -32,8 +32,9 @@ export function childEventRequest(type: InformerEvent, obj: CachedObject, old: C
   if (!statusOnly(type, obj, old)) return { key, light: false };
   const kind = key.slice(0, key.indexOf('/'));
   if (kind === 'Instance') return { key, light: true };
-  // A snapshot follows its Job's status, a SharedVolume its claim's and its Job's; a Tenant reads its MyDrive claim's (Bound, the PV).
-  if (kind === 'InstanceSnapshot' || kind === 'SharedVolume' || (kind === 'Tenant' && obj.kind === 'PersistentVolumeClaim')) return { key, light: false };
+  // A snapshot follows its Job's status, a SharedVolume its claim's and its Job's; a Tenant reads
+  // its MyDrive claim's (Bound, the PV) and, at e62be9e, its provisioning Job's.
+  if (kind === 'InstanceSnapshot' || kind === 'SharedVolume' || (kind === 'Tenant' && (obj.kind === 'PersistentVolumeClaim' || obj.kind === 'Job'))) return { key, light: false };
   return undefined;
 }
 

@@ -15,6 +15,7 @@ import { matchesTargetLabel, PERSONAL_WORKSPACE_FAILING, personalWorkspaceState,
 import { tenantLabelPatch } from './parent-patches.ts';
 import { TENANT_QUOTA_NAME } from '../../constructs/tenant/tenant-quota.ts';
 import { applySet, objectId } from './apply-set.ts';
+import { provisioningPlan } from './provisioning-jobs.ts';
 import { writeTenantStatus } from './status-writes.ts';
 import type { TenantStatusFacts } from '../model/status-shape.ts';
 import type { Caches } from './caches.ts';
@@ -62,8 +63,11 @@ export async function reconcileTenant(ctx: ControllerContext, name: string): Pro
   ctx.caches.dependencies.set(own, composition.dependencies.get(own) ?? [own]);
   const unit = composition.units[0];
   const objects = unit ? renderUnit(unit) : [];
-  const outcome = await applySet(ctx, parent, live, objects);
+  // A MyDrive's provisioning Job (e62be9e) is created once.
+  const provisioning = await provisioningPlan(ctx, objects);
+  const outcome = await applySet(ctx, parent, live, provisioning.set, provisioning.keep);
   for (const e of outcome.errors) errors.push(`${e.object}: ${e.error.message}`);
+  if (!outcome.errors.length) await provisioning.settle(outcome.live).catch((e: Error) => errors.push(`provisioning: ${e.message}`));
   // Status says what is live after this apply, not what it would have set: a refused set (a
   // collision, a namespace not adopted) applies nothing, and a failed object is as it was.
   const applied = (id: string) => outcome.live.has(id);

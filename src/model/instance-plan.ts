@@ -11,12 +11,25 @@ import { CHILDREN_LEVEL_ANNOTATION, childrenLevel, type ApiLevel } from '../inpu
 import { CONTAINER_POD_LAYOUT, containerPodPlan, type ContainerPodPlan } from './pod-layout.ts';
 import { enrolmentProblem } from './enrolment.ts';
 import { environmentMounts, type SharedVolumeMountPlan } from './shared-volume.ts';
-import { MYDRIVE_INFO_SECRET, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
+import { MYDRIVE_ACCESS, MYDRIVE_INFO_SECRET, MYDRIVE_MOUNT_PATH, myDriveMirrorName, nfsShareFromConfig, nfsShareFromSecret, type NfsShare } from './mydrive.ts';
 import { canon, tenantNamespaceName } from './naming.ts';
 import { admittedByTenantWebhooks } from './tenant-plan.ts';
 import { publicExposurePlan, publicExposureRequest, type PublicExposurePlan, type PublicExposureSource } from './public-exposure.ts';
 import { canonicalQuantity, containerResources, virtualMachineResources, type ComputeResources } from './resources.ts';
 import { exposure, parseGatewayRef, type Exposure, type GatewayRef } from './exposition.ts';
+
+/** A claim an environment mounts besides its own disk: MyDrive's mirror first, then its SharedVolumes' (upstream's order). */
+export interface ClaimMount {
+  claimName: string;
+  mountPath: string;
+  readOnly: boolean;
+}
+
+export function claimMounts(env: Pick<EnvironmentPlan, 'myDriveClaim' | 'sharedVolumes'>): ClaimMount[] {
+  const out: ClaimMount[] = env.myDriveClaim ? [{ claimName: env.myDriveClaim, mountPath: MYDRIVE_MOUNT_PATH, readOnly: false }] : [];
+  for (const m of env.sharedVolumes ?? []) out.push({ claimName: m.claimName, mountPath: m.mountPath, readOnly: m.readOnly });
+  return out;
+}
 
 /** An annotation on the Instance holding the Template spec it was created from (docs/behaviour.md Decision 3). */
 export const FROZEN_TEMPLATE_ANNOTATION = 'composer.crownlabs.polito.it/template-spec';
@@ -65,6 +78,8 @@ export interface EnvironmentPlan {
   nfs?: NfsShare;
   /** e62be9e: the SharedVolumes it mounts, each through its mirror claim (docs/behaviour.md §16.7); absent: none. */
   sharedVolumes?: SharedVolumeMountPlan[];
+  /** e62be9e: the mirror of the owner's MyDrive claim in the personal namespace (§16.8), when the environment mounts MyDrive. */
+  myDriveClaim?: string;
   /** Node labels the VMI or Pod is scheduled by (docs/behaviour.md §16.3); absent when none. */
   nodeSelector?: Record<string, string>;
   /** A persistent VM's root disk: its volumeMode (LEVEL_RENDERING) and, for a LocalVM, the golden PVC cloned. */
@@ -227,7 +242,15 @@ export function planInstance(
   }
   const allowedEmails = [...new Set([tenant.spec.email, ...managers.map((m) => m.spec.email)].map((e) => e.toLowerCase()))];
 
-  const nfsNeeded = envs.some((e) => e.mountMyDriveVolume);
+  const renderedAt = childrenLevel(instance, inventory.level);
+  if (typeof renderedAt !== 'string') {
+    problems.push({ severity: 'error', ...about, field: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, message: renderedAt.problem });
+    return { problems };
+  }
+  const rendering = LEVEL_RENDERING[renderedAt];
+  // MyDrive over NFS or through its mirror claim, as the children are rendered (MYDRIVE_ACCESS).
+  const myDriveAccess = MYDRIVE_ACCESS[renderedAt];
+  const nfsNeeded = myDriveAccess === 'nfs' && envs.some((e) => e.mountMyDriveVolume);
   let nfs: NfsShare | undefined;
   if (nfsNeeded) {
     nfs = nfsShareFromSecret(inventory.secret(namespace, MYDRIVE_INFO_SECRET));
@@ -243,12 +266,6 @@ export function planInstance(
     }
   }
 
-  const renderedAt = childrenLevel(instance, inventory.level);
-  if (typeof renderedAt !== 'string') {
-    problems.push({ severity: 'error', ...about, field: `metadata.annotations.${CHILDREN_LEVEL_ANNOTATION}`, message: renderedAt.problem });
-    return { problems };
-  }
-  const rendering = LEVEL_RENDERING[renderedAt];
   // The Pods' layout follows the level the children are rendered at, as LEVEL_RENDERING does.
   const podLayout = CONTAINER_POD_LAYOUT[renderedAt];
   const nodeSelector = nodeSelectorOf(instance, template);
@@ -307,6 +324,7 @@ export function planInstance(
       containerResources: isVM ? undefined : containerResources(env.resources),
       ...(isVM ? {} : { pod: containerPodPlan(podLayout, basePath, { isContainer, rewriteURL: env.rewriteURL }) }),
       nfs: env.mountMyDriveVolume ? nfs : undefined,
+      ...(env.mountMyDriveVolume && myDriveAccess === 'mirror' ? { myDriveClaim: myDriveMirrorName(tenant.metadata.name) } : {}),
       ...(volumeMounts[envIndex].length ? { sharedVolumes: volumeMounts[envIndex] } : {}),
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(isVM && env.persistent ? persistentVmParts(rendering, env, namespace, name, observed) : {}),

@@ -7,6 +7,7 @@
 import type { GenericRef, SharedVolume, Template, Workspace } from '../inputs/types.ts';
 import { kindExistsAt, type ApiLevel } from '../inputs/api-level.ts';
 import { canonicalQuantity } from './resources.ts';
+import { MYDRIVE_MOUNT_PATH } from './mydrive.ts';
 import { compareQuantities, formatQuantity, parseQuantity } from '../inputs/quantity.ts';
 import { LABEL } from './labels.ts';
 
@@ -24,8 +25,8 @@ export const SHARED_VOLUME_MIRROR_AUTHORIZATION = `${LABEL.type}=tenant`;
 
 /** The CrownLabs user and group of every environment (uid and gid 1010). */
 export const CROWNLABS_USER_ID = 1010;
-/** Where the provisioning Job mounts the volume it chowns. */
-export const PROVISIONING_MOUNT_PATH = '/media/mydrive';
+/** Where the provisioning Job mounts the volume it chowns (upstream's MyDrive path, for every volume). */
+export const PROVISIONING_MOUNT_PATH = MYDRIVE_MOUNT_PATH;
 
 /**
  * What a Workspace's set renders for SharedVolumes at a level: nothing where the kind does not

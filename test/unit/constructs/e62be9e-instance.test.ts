@@ -108,7 +108,12 @@ describe("§16.3 children's names, labels and routes as upstream's e62be9e opera
     const text = lab({ env: { environmentType: 'Container', guiEnabled: true } });
     const at2e8 = renderAt(text, '2e8aeb9');
     const kept = renderAt(lab({ env: { environmentType: 'Container', guiEnabled: true }, instanceMeta: { annotations: { 'composer.crownlabs.polito.it/children-level': '2e8aeb9' } } }), 'e62be9e');
-    const names = (r: ReturnType<typeof renderAt>) => r.objects.filter((o) => ['Deployment', 'Service', 'Ingress', 'PersistentVolumeClaim'].includes(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const ofInstance = (o: { metadata: { labels?: Record<string, string> } }) => o.metadata.labels?.['composer.crownlabs.polito.it/parent-kind'] === 'Instance';
+    const names = (r: ReturnType<typeof renderAt>) =>
+      r.objects
+        .filter((o) => ofInstance(o) && ['Deployment', 'Service', 'Ingress', 'PersistentVolumeClaim'].includes(o.kind))
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort();
     expect(names(kept)).toEqual(names(at2e8));
     expect(kept.get('Deployment', N).spec).toEqual(at2e8.get('Deployment', N).spec);
     expect(kept.get('Service', N).spec).toEqual(at2e8.get('Service', N).spec);

@@ -241,12 +241,26 @@ describe('upstream containers_test: Containers and Deployment spec', () => {
       expect(c.readinessProbe).toBeUndefined();
       expect(c.env.map((e: Any) => e.name)).toEqual(['CROWNLABS_CPU_REQUESTS', 'CROWNLABS_CPU_LIMITS']);
     });
+    // MyDrive is mounted from the NFS share at 2e8aeb9, from its mirror claim at e62be9e (upstream's name).
+    const myDrive: Record<ApiLevel, string> = { '2e8aeb9': 'mydrive', e62be9e: 'john-doe-drive-mirror' };
     it.each([
-      ['The personal volume mount is disabled', false, [{ name: 'persistent', mountPath: '/media/data' }]],
-      // Upstream e62be9e mounts a mirror PVC of MyDrive (out of scope); the path is the same.
-      ['The personal volume mount is enabled', true, [{ name: 'persistent', mountPath: '/media/data' }, { name: 'mydrive', mountPath: '/media/mydrive' }]],
+      ['The personal volume mount is disabled', false, () => [{ name: 'persistent', mountPath: '/media/data' }]],
+      ['The personal volume mount is enabled', true, (level: ApiLevel) => [{ name: 'persistent', mountPath: '/media/data' }, { name: myDrive[level], mountPath: '/media/mydrive' }]],
     ])('%s: Should set the VolumeMounts accordingly', (_when, mountMyDriveVolume, mounts) => {
-      for (const level of BOTH) expect(appContainer(standalone(level, { mountMyDriveVolume })).volumeMounts).toEqual(mounts);
+      for (const level of BOTH) expect(appContainer(standalone(level, { mountMyDriveVolume })).volumeMounts).toEqual(mounts(level));
+    });
+    it.each([
+      ['There is a mounted shared volume', false, [{ name: 'persistent', mountPath: '/media/data' }, { name: 'shvol-instance-mirror', mountPath: '/mnt/path', readOnly: true }]],
+      [
+        'There is a mounted shared volume and the personal volume mount is enabled',
+        true,
+        [{ name: 'persistent', mountPath: '/media/data' }, { name: 'john-doe-drive-mirror', mountPath: '/media/mydrive' }, { name: 'shvol-instance-mirror', mountPath: '/mnt/path', readOnly: true }],
+      ],
+    ])('%s: Should set the VolumeMounts accordingly (e62be9e)', (_when, mountMyDriveVolume, mounts) => {
+      const shvol = JSON.stringify({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'SharedVolume', metadata: { name: 'shvol', namespace: 'workspace-tea' }, spec: { prettyName: 'S', size: '1Gi' } });
+      const env = { environmentType: 'Standalone', mountMyDriveVolume, sharedVolumeMounts: [{ sharedVolume: { name: 'shvol', namespace: 'workspace-tea' }, mountPath: '/mnt/path', readOnly: true }] };
+      const r = renderAt('e62be9e', { env, instanceMeta: { name: 'instance' }, extra: shvol });
+      expect(appContainer(r).volumeMounts).toEqual(mounts);
     });
     it.each([
       ['ContainerStartupOptions is nil', undefined, undefined, undefined],
@@ -316,8 +330,14 @@ describe('upstream containers_test: Containers and Deployment spec', () => {
       const r = standalone(level, { persistent: true });
       expect(podSpec(r).volumes).toEqual([{ name: 'persistent', persistentVolumeClaim: { claimName: r.one('PersistentVolumeClaim').metadata.name } }]);
     });
-    it.each(BOTH)('When the environment has the mount personal volume option: one more volume, MyDrive (%s)', (level) => {
-      expect(podSpec(standalone(level, { mountMyDriveVolume: true })).volumes.map((v: Any) => v.name)).toEqual(['persistent', 'mydrive']);
+    it('When the environment has the mount personal volume option: one more volume, MyDrive over NFS (2e8aeb9)', () => {
+      expect(podSpec(standalone('2e8aeb9', { mountMyDriveVolume: true })).volumes.map((v: Any) => v.name)).toEqual(['persistent', 'mydrive']);
+    });
+    it('When the environment has the mount personal volume option: one more volume, the mirror claim of MyDrive (e62be9e)', () => {
+      expect(podSpec(standalone('e62be9e', { mountMyDriveVolume: true })).volumes).toEqual([
+        { name: 'persistent', emptyDir: {} },
+        { name: 'john-doe-drive-mirror', persistentVolumeClaim: { claimName: 'john-doe-drive-mirror' } },
+      ]);
     });
   });
 

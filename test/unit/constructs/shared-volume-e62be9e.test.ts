@@ -29,7 +29,7 @@ function render(docs: string[], config = testConfig({ apiLevel: 'e62be9e' })) {
 
 describe('§16.7 a SharedVolume set', () => {
   it("is the volume's claim, mirrorable into tenant namespaces, and its provisioning Job, in the volume's namespace", () => {
-    const r = render([ws('tea', { cpu: 1, memory: '1Gi', instances: 1 }), sv('lemon', 'workspace-tea', '2048Mi')], testConfig({ apiLevel: 'e62be9e', sharedVolumeStorageClass: 'cephfs', sharedVolumeProvisioningImg: 'registry.example/busybox:1' }));
+    const r = render([ws('tea', { cpu: 1, memory: '1Gi', instances: 1 }), sv('lemon', 'workspace-tea', '2048Mi')], testConfig({ apiLevel: 'e62be9e', sharedVolumeStorageClass: 'cephfs', volumeProvisioningImg: 'registry.example/busybox:1' }));
     const set = r.sets.find((s) => s.unit.parent.kind === 'SharedVolume')!;
     expect(set.unit.id).toBe('sharedvolumes/workspace-tea/lemon');
     expect(set.objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['PersistentVolumeClaim/workspace-tea/shvol-lemon', 'Job/workspace-tea/shvol-lemon-provision']);

@@ -64,7 +64,7 @@ describe('§16.7 SharedVolume mounts of an Instance', () => {
 
   it('an environment without mounts renders no mirror claim and none of their fields', () => {
     const r = renderOne({ environmentType: 'VirtualMachine', sharedVolumeMounts: [] });
-    expect(r.objects.filter((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name.endsWith('-mirror'))).toEqual([]);
+    expect(r.objects.filter((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.labels?.['composer.crownlabs.polito.it/parent-kind'] === 'Instance')).toEqual([]);
     expect((r.objects.find((o) => o.kind === 'VirtualMachineInstance') as Any).spec.domain.devices.filesystems).toBeUndefined();
   });
 });
