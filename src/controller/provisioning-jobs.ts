@@ -70,7 +70,8 @@ export async function provisioningPlan(ctx: ControllerContext, rendered: KubeObj
   };
 }
 
-async function findJob(ctx: ControllerContext, job: KubeObject): Promise<CachedObject | undefined> {
+/** A Job from the cache, else from the server (one not labelled by us is not cached). */
+export async function findJob(ctx: ControllerContext, job: KubeObject): Promise<CachedObject | undefined> {
   const cached = ctx.caches.liveOf(job);
   if (cached) return cached;
   try {

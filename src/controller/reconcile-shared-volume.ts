@@ -35,7 +35,8 @@ import { setFinalizer } from './finalizer.ts';
 import { metadataOrSpecChanged } from './predicates.ts';
 import { failedValidation } from './terminal-error.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import { isNotFound, KubeApiError } from '../kube/client.ts';
+import { KubeApiError } from '../kube/client.ts';
+import { findJob } from './provisioning-jobs.ts';
 
 // Its access (the claim, the Job, its own metadata and status) is derived from its rendered set (src/platform/derive-rbac.ts).
 const CLAIM = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as const;
@@ -130,18 +131,6 @@ async function deleteSharedVolume(ctx: ControllerContext, live: CachedObject): P
   }
   await setFinalizer(ctx, live, false, SHARED_VOLUME_FINALIZER);
   return {};
-}
-
-/** The provisioning Job: from the cache, else from the server (one not labelled by us). */
-async function findJob(ctx: ControllerContext, job: KubeObject): Promise<CachedObject | undefined> {
-  const cached = ctx.caches.liveOf(job);
-  if (cached) return cached;
-  try {
-    return await ctx.client.request<CachedObject>('GET', ctx.client.path(JOB.apiVersion, JOB.kind, job.metadata.namespace, job.metadata.name));
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
 }
 
 function observe(claim: CachedObject | undefined, job: CachedObject | undefined, provisioned: boolean): SharedVolumeObservation {
