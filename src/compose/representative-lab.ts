@@ -136,7 +136,7 @@ export function representativeObjects(config: ComposerConfig): { objects: KubeOb
   // Secret values are not needed to know which kinds are rendered (no cookie secret seed here).
   const sets = renderAll(compose(inventory, variant, { secretValues: false }));
   // A level's own kinds, and what a Workspace renders for them, come from inputs of that level.
-  if (config.apiLevel !== DEFAULT_API_LEVEL) sets.push(...renderAll(compose(levelInventory(config.targetLabel, config.apiLevel), variant, { secretValues: false })).filter((s) => s.unit.parent.kind !== 'Tenant'));
+  if (config.apiLevel !== DEFAULT_API_LEVEL) sets.push(...renderAll(compose(levelInventory(config.targetLabel, config.apiLevel), variant, { secretValues: false })));
   for (const s of sets) {
     parentKinds.add(s.unit.parent.kind);
     // A snapshot's Job is created once, never applied or pruned.

@@ -1,10 +1,9 @@
 /**
  * SharedVolume reconciler (docs/behaviour.md §16.7), at the API levels that have the kind: the
- * claim and the provisioning Job that compose renders, applied as one set; the phase read from
- * them (Pending → Provisioning → Ready); the finalizer, set once Ready, that holds a deletion
- * while a Template or an Instance mounts the volume. The Job is created once and never applied again nor pruned
- * (a Job left by another operator is read, not changed); once it succeeded the claim is labelled,
- * and no Job is looked for again.
+ * claim compose renders is applied, then its provisioning Job, created once (never applied again
+ * nor pruned; one left by another operator is read, not changed); the phase is read from the two
+ * (Pending → Provisioning → Ready); once Ready the claim is labelled provisioned and the finalizer
+ * set, which holds a deletion while a Template or an Instance mounts the volume.
  *
  * Watches: SharedVolumes (not status), their namespace's labels, Templates (the volumes they mount,
  * before and after a change) and deleted mirror claims: a held deletion goes on when the last
@@ -122,7 +121,7 @@ export async function reconcileSharedVolume(ctx: ControllerContext, namespace: s
 async function deleteSharedVolume(ctx: ControllerContext, live: CachedObject): Promise<ReconcileResult> {
   if (!(live.metadata.finalizers ?? []).includes(SHARED_VOLUME_FINALIZER)) return {};
   await writeStatus(ctx, live, { phase: 'Deleting' });
-  // The Templates as stored, also those that fail validation: they still mount it.
+  // The Templates as stored (those that fail validation still mount it) and the Instances' mirror claims.
   const claims = (ctx.caches.child(CLAIM.apiVersion, CLAIM.kind)?.list() ?? []) as unknown as MirrorClaim[];
   const mounters = sharedVolumeMounters(live, ctx.caches.templates.list() as unknown as Template[], claims);
   if (heldBy(mounters)) {

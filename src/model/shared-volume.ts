@@ -1,8 +1,9 @@
 /**
  * A SharedVolume's objects and the phase they give it (docs/behaviour.md §16.7): its PVC
- * `shvol-<name>`, a one-shot Job that hands the volume to the CrownLabs user, and the finalizer that
- * holds its deletion while a Template mounts it. Names, labels and the finalizer are upstream's, so
- * a lab switching operators keeps its volumes. Pure: the reconciler reads and writes.
+ * `shvol-<name>`, a one-shot Job that hands the volume to the CrownLabs user, the mirror claims
+ * through which Instances mount it, and the finalizer that holds its deletion while a Template or
+ * an Instance mounts it. Names, labels and the finalizer are upstream's, so a lab switching
+ * operators keeps its volumes. Pure: the reconciler reads and writes.
  */
 import type { GenericRef, SharedVolume, Template, Workspace } from '../inputs/types.ts';
 import { kindExistsAt, type ApiLevel } from '../inputs/api-level.ts';
