@@ -1,7 +1,8 @@
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { MYDRIVE_INFO_SECRET, myDriveMirrorAuthorization, myDriveMirrorName, type NfsShare } from '../../src/model/mydrive.ts';
-import { MIRROR_AUTHORIZATION_ANNOTATION, VOLUME_TYPE_LABEL } from '../../src/model/shared-volume.ts';
+import { MIRROR_AUTHORIZATION_ANNOTATION } from '../../src/model/shared-volume.ts';
+import { MirrorClaim } from '../storage/mirror-claim.ts';
 import { ProvisioningJob } from '../storage/provisioning-job.ts';
 
 export interface MyDriveProps {
@@ -54,14 +55,12 @@ export class MyDrive extends Construct {
     if (mirror) {
       new ProvisioningJob(this, 'provisioning', { claimName: props.pvcName, namespace: props.pvcNamespace, image: mirror.provisioningImage, labels: props.labels });
       if (props.tenantNamespace) {
-        new k8s.KubePersistentVolumeClaim(this, 'mirror', {
-          metadata: { name: myDriveMirrorName(mirror.tenantName), namespace: props.tenantNamespace, labels: { ...props.labels, [VOLUME_TYPE_LABEL]: 'mirror' } },
-          spec: {
-            accessModes: ['ReadWriteMany'],
-            storageClassName: mirror.storageClassName,
-            resources: { requests: { storage: k8s.Quantity.fromString('1') } },
-            dataSourceRef: { kind: 'PersistentVolumeClaim', name: props.pvcName, namespace: props.pvcNamespace },
-          },
+        new MirrorClaim(this, 'mirror', {
+          name: myDriveMirrorName(mirror.tenantName),
+          namespace: props.tenantNamespace,
+          origin: { namespace: props.pvcNamespace, claimName: props.pvcName },
+          storageClassName: mirror.storageClassName,
+          labels: props.labels,
         });
       }
     }
