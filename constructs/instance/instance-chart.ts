@@ -31,8 +31,8 @@ export class InstanceChart extends Chart {
     const cloudInitNeeded = vmEnvs.some((e) => e.standardMode);
     if (cloudInitNeeded) {
       const nfs = vmEnvs.find((e) => e.standardMode && e.nfs)?.nfs;
-      const withClaims = vmEnvs.find((e) => e.standardMode && claimMounts(e).length > 0);
-      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs, claims: withClaims ? claimMounts(withClaims) : [] });
+      const claims = vmEnvs.filter((e) => e.standardMode).map(claimMounts).find((c) => c.length > 0) ?? [];
+      new CloudInitSecret(this, 'cloud-init', { name: plan.cloudInitName, labels, publicKeys: plan.publicKeys, nfs, claims });
     }
     new SharedVolumeMirrors(this, 'shared-volume-mirrors', { environments: plan.environments, labels, storageClassName: config.mirrorStorageClass });
     plan.environments.forEach((env, index) => {

@@ -94,12 +94,17 @@ export function representativeInputs(target: { key: string; value: string }): Re
 
 /** The representative inputs, validated and defaulted as files are. */
 export function representativeInventory(target: { key: string; value: string }): Inventory {
+  return validatedInventory(representativeInputs(target), DEFAULT_API_LEVEL);
+}
+
+/** Inputs validated and defaulted at `level` as files are; any error is a bug here, thrown. */
+function validatedInventory(inputs: readonly Record<string, unknown>[], level: ApiLevel): Inventory {
   const problems: Problem[] = [];
   const objects: SourcedObject[] = [];
-  for (const o of representativeInputs(target)) checkObject(o, { file: 'representative', document: 1 }, problems, objects);
+  for (const o of inputs) checkObject(o, { file: 'representative', document: 1 }, problems, objects, '', level);
   const errors = problems.filter((p) => p.severity === 'error');
-  if (errors.length) throw new Error(`representative inputs are invalid: ${errors.map((p) => `${p.name}: ${p.field}: ${p.message}`).join('; ')}`);
-  return Inventory.fromObjects(objects).inventory;
+  if (errors.length) throw new Error(`representative inputs of level ${level} are invalid: ${errors.map((p) => `${p.name}: ${p.field}: ${p.message}`).join('; ')}`);
+  return Inventory.fromObjects(objects, undefined, level).inventory;
 }
 
 /** A Workspace and, where the kind exists, a SharedVolume in its namespace, valid at `level`. */
@@ -108,12 +113,7 @@ function levelInventory(target: { key: string; value: string }, level: ApiLevel)
   if (kindExistsAt('SharedVolume', level)) {
     inputs.push({ apiVersion: 'crownlabs.polito.it/v1alpha2', kind: 'SharedVolume', metadata: { name: 'rbac-volume', namespace: 'workspace-rbac-ws' }, spec: { prettyName: 'RBAC', size: '1Gi' } });
   }
-  const problems: Problem[] = [];
-  const objects: SourcedObject[] = [];
-  for (const o of inputs) checkObject(o, { file: 'representative', document: 1 }, problems, objects, '', level);
-  const errors = problems.filter((p) => p.severity === 'error');
-  if (errors.length) throw new Error(`representative inputs of level ${level} are invalid: ${errors.map((p) => `${p.name}: ${p.field}: ${p.message}`).join('; ')}`);
-  return Inventory.fromObjects(objects, undefined, level).inventory;
+  return validatedInventory(inputs, level);
 }
 
 /**

@@ -4,7 +4,7 @@
  * force) of every object the live cache does not already hold, then, when every apply succeeded,
  * prune of the objects labelled with this parent's id AND owned by it that were not rendered.
  */
-import type { KubeObject } from '../inputs/types.ts';
+import { INPUT_KINDS, type InputKind, type KubeObject } from '../inputs/types.ts';
 import { parentId, type ParentRef } from '../model/labels.ts';
 import type { ControllerContext } from './context.ts';
 import type { Caches } from './caches.ts';
@@ -83,22 +83,9 @@ export function setConflicts(ctx: ControllerContext, owner: CachedObject, object
   return { errors: out, takeovers: [...takeovers] };
 }
 
+/** A live parent; a cluster-scoped one (Tenant, Workspace) whatever the namespace of its child. */
 function liveParent(ctx: ControllerContext, kind: string, namespace: string | undefined, name: string): CachedObject | undefined {
-  const c = ctx.caches;
-  switch (kind) {
-    case 'Instance':
-      return c.instances.get(namespace, name);
-    case 'InstanceSnapshot':
-      return c.snapshots.get(namespace, name);
-    case 'SharedVolume':
-      return c.sharedVolumes?.get(namespace, name);
-    case 'Tenant':
-      return c.tenants.get(undefined, name);
-    case 'Workspace':
-      return c.workspaces.get(undefined, name);
-    default:
-      return undefined;
-  }
+  return ctx.caches.parentInformer(kind)?.get(INPUT_KINDS[kind as InputKind]?.namespaced ? namespace : undefined, name);
 }
 
 /**

@@ -151,12 +151,32 @@ export class Caches {
     return inf ? inf.write(obj.metadata.namespace, obj.metadata.name, send) : send();
   }
 
+  /** The informer of a parent kind's objects (a resource set's owner); none for other kinds. */
+  parentInformer(kind: string): Informer | undefined {
+    switch (kind) {
+      case 'Tenant':
+        return this.tenants;
+      case 'Workspace':
+        return this.workspaces;
+      case 'Instance':
+        return this.instances;
+      case 'InstanceSnapshot':
+        return this.snapshots;
+      case 'SharedVolume':
+        return this.sharedVolumes;
+      default:
+        return undefined;
+    }
+  }
+
   /** The cached parent of a work-queue key (`Kind/name`, `Kind/namespace/name`). */
   parentOf(key: string): CachedObject | undefined {
     const parts = key.split('/');
     const [kind, a, b] = parts;
-    if (parts.length === 2) return kind === 'Tenant' ? this.tenants.get(undefined, a) : kind === 'Workspace' ? this.workspaces.get(undefined, a) : undefined;
-    if (parts.length === 3) return kind === 'Instance' ? this.instances.get(a, b) : kind === 'InstanceSnapshot' ? this.snapshots.get(a, b) : kind === 'SharedVolume' ? this.sharedVolumes?.get(a, b) : undefined;
+    const inf = this.parentInformer(kind);
+    const namespaced = INPUT_KINDS[kind as InputKind]?.namespaced;
+    if (parts.length === 2 && namespaced === false) return inf?.get(undefined, a);
+    if (parts.length === 3 && namespaced === true) return inf?.get(a, b);
     return undefined;
   }
 

@@ -9,6 +9,7 @@
  */
 import { COMPOSER, LABEL } from '../model/labels.ts';
 import { SANDBOX_OBJECTS, sandboxNamespaceName, tenantNamespaceName, workspaceNamespaceName } from '../model/naming.ts';
+import { namespacedParent } from '../model/set-id.ts';
 import type { CachedObject } from '../kube/informer.ts';
 
 export interface ChildGuardConfig {
@@ -43,7 +44,7 @@ export function renderingParent(obj: CachedObject, config: ChildGuardConfig): st
     return undefined;
   }
   // An Instance's, a snapshot's and a SharedVolume's set is rendered in their own namespace, never in a sandbox.
-  if (parts.length === 3 && (kind === 'Instance' || kind === 'InstanceSnapshot' || kind === 'SharedVolume') && parts[2]) {
+  if (parts.length === 3 && namespacedParent(kind) && parts[2]) {
     return ns !== undefined && ns === parts[1] && !ns.startsWith(SANDBOX_PREFIX) ? key : undefined;
   }
   return undefined;

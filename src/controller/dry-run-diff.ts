@@ -27,7 +27,7 @@ import { releasedWorkloads } from './released-workloads.ts';
 import { finalizerPatch, instanceMetadataPatch, tenantLabelPatch, type MetadataPatch } from './parent-patches.ts';
 import { Caches } from './caches.ts';
 import type { ChildGuardConfig } from './child-guard.ts';
-import type { CachedObject, Informer } from '../kube/informer.ts';
+import type { CachedObject } from '../kube/informer.ts';
 import { isNotFound, KubeApiError, type KubeClient } from '../kube/client.ts';
 import { liveHoldsRendered } from './live-compare.ts';
 import { RENDERED_DIGEST_LABEL, withRenderedDigest } from './rendered-digest.ts';
@@ -275,8 +275,7 @@ function errorMessage(e: unknown): string {
 /** The live parent of a set, from the controller's caches. */
 function liveParent(caches: Caches, unit: RenderUnit): CachedObject | undefined {
   const p = unit.parent;
-  const inf: Informer | undefined = { Instance: caches.instances, Tenant: caches.tenants, Workspace: caches.workspaces, InstanceSnapshot: caches.snapshots }[p.kind as string];
-  return inf?.get(p.namespace, p.name);
+  return caches.parentInformer(p.kind)?.get(p.namespace, p.name);
 }
 
 /**

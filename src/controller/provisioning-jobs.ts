@@ -8,9 +8,9 @@
 import type { KubeObject } from '../inputs/types.ts';
 import { PROVISIONING_DONE, PROVISIONING_LABEL } from '../model/shared-volume.ts';
 import type { CachedObject } from '../kube/informer.ts';
-import { isNotFound } from '../kube/client.ts';
 import { objectId } from './apply-set.ts';
 import type { ControllerContext } from './context.ts';
+import { liveOrServer } from './live-lookup.ts';
 
 const CLAIM = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as const;
 
@@ -48,7 +48,7 @@ export async function provisioningPlan(ctx: ControllerContext, rendered: KubeObj
       dropped.add(objectId(o));
       continue;
     }
-    const live = await findJob(ctx, o);
+    const live = await liveOrServer(ctx, o);
     if (live) dropped.add(objectId(o));
     jobs.push({ job: o, claim, live });
   }
@@ -60,24 +60,17 @@ export async function provisioningPlan(ctx: ControllerContext, rendered: KubeObj
       for (const j of jobs) {
         const job = (after.get(objectId(j.job)) ?? j.live) as { status?: { succeeded?: number } } | undefined;
         if (!job || (job.status?.succeeded ?? 0) < 1) continue;
-        const res = await ctx.client.request('PATCH', ctx.client.path(CLAIM.apiVersion, CLAIM.kind, j.claim.namespace, j.claim.name), {
-          body: { metadata: { labels: { [PROVISIONING_LABEL]: PROVISIONING_DONE } } },
-          contentType: 'application/merge-patch+json',
-        });
-        ctx.caches.noteWritten(res);
+        await markProvisioned(ctx, j.claim);
       }
     },
   };
 }
 
-/** A Job from the cache, else from the server (one not labelled by us is not cached). */
-export async function findJob(ctx: ControllerContext, job: KubeObject): Promise<CachedObject | undefined> {
-  const cached = ctx.caches.liveOf(job);
-  if (cached) return cached;
-  try {
-    return await ctx.client.request<CachedObject>('GET', ctx.client.path(job.apiVersion, job.kind, job.metadata.namespace, job.metadata.name));
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+/** Labels a claim whose provisioning Job succeeded: no Job runs for it again, also once the Job is gone. */
+export async function markProvisioned(ctx: ControllerContext, claim: { namespace?: string; name: string }): Promise<void> {
+  const res = await ctx.client.request('PATCH', ctx.client.path(CLAIM.apiVersion, CLAIM.kind, claim.namespace, claim.name), {
+    body: { metadata: { labels: { [PROVISIONING_LABEL]: PROVISIONING_DONE } } },
+    contentType: 'application/merge-patch+json',
+  });
+  ctx.caches.noteWritten(res);
 }

@@ -35,7 +35,8 @@ import { metadataOrSpecChanged } from './predicates.ts';
 import { failedValidation } from './terminal-error.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import { KubeApiError } from '../kube/client.ts';
-import { findJob } from './provisioning-jobs.ts';
+import { liveOrServer } from './live-lookup.ts';
+import { markProvisioned } from './provisioning-jobs.ts';
 
 // Its access (the claim, the Job, its own metadata and status) is derived from its rendered set (src/platform/derive-rbac.ts).
 const CLAIM = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as const;
@@ -93,7 +94,7 @@ export async function reconcileSharedVolume(ctx: ControllerContext, namespace: s
   const claimNow = (first.live.get(objectId(claim)) as CachedObject | undefined) ?? liveClaim;
   const provisioned = claimNow?.metadata.labels?.[PROVISIONING_LABEL] === PROVISIONING_DONE;
   // The Job is created once: its spec cannot change, and one may be another operator's (not cached).
-  let jobNow = provisioned ? undefined : await findJob(ctx, job);
+  let jobNow = provisioned ? undefined : await liveOrServer(ctx, job);
   // One of a deleted volume of the same name waits for the garbage collector: its outcome is not this volume's.
   if (jobNow && !(jobNow.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid)) {
     throw new Error(`SharedVolume ${namespace}/${name}: Job ${job.metadata.name} exists and is not owned by this SharedVolume`);
@@ -104,13 +105,7 @@ export async function reconcileSharedVolume(ctx: ControllerContext, namespace: s
     jobNow = second.live.get(objectId(job)) as CachedObject | undefined;
   }
   const state = sharedVolumeState(sv, observe(claimNow, jobNow, provisioned));
-  if (state.markProvisioned) {
-    const res = await ctx.client.request('PATCH', ctx.client.path(CLAIM.apiVersion, CLAIM.kind, namespace, claim.metadata.name), {
-      body: { metadata: { labels: { [PROVISIONING_LABEL]: PROVISIONING_DONE } } },
-      contentType: 'application/merge-patch+json',
-    });
-    ctx.caches.noteWritten(res);
-  }
+  if (state.markProvisioned) await markProvisioned(ctx, { namespace, name: claim.metadata.name });
   if (state.protect) await setFinalizer(ctx, live, true, SHARED_VOLUME_FINALIZER);
   if (state.problem) await record('Warning', state.problem.reason, state.problem.message);
   await status(state);

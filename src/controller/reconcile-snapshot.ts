@@ -19,6 +19,7 @@ import type { CachedObject } from '../kube/informer.ts';
 import type { ApiAccess } from '../kube/resources.ts';
 import { isConflict, isNotFound } from '../kube/client.ts';
 import { whitelisted } from './predicates.ts';
+import { liveOrServer } from './live-lookup.ts';
 import { failedValidation } from './terminal-error.ts';
 
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' } as const;
@@ -44,7 +45,8 @@ export async function reconcileSnapshot(ctx: ControllerContext, namespace: strin
   const phases = new PhaseWriter(ctx, live);
 
   try {
-    const job = await findJob(ctx, namespace, name);
+    // The Job named after the snapshot (one not made by us is read from the server).
+    const job = await liveOrServer(ctx, { ...JOB, metadata: { namespace, name } });
     if (job) {
       // A Job of a deleted snapshot of the same name waits for the garbage collector.
       if (!(job.metadata.ownerReferences ?? []).some((r) => r.uid === live.metadata.uid)) {
@@ -131,18 +133,6 @@ class PhaseWriter {
       if (isConflict(e)) throw new StaleSnapshot();
       throw e;
     }
-  }
-}
-
-/** The Job named after the snapshot: from the cache, else from the server (one not made by us). */
-async function findJob(ctx: ControllerContext, namespace: string, name: string): Promise<CachedObject | undefined> {
-  const cached = ctx.caches.child(JOB.apiVersion, JOB.kind)?.get(namespace, name);
-  if (cached) return cached;
-  try {
-    return await ctx.client.request<CachedObject>('GET', ctx.client.path(JOB.apiVersion, JOB.kind, namespace, name));
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
   }
 }
 

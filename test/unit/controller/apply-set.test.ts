@@ -81,10 +81,7 @@ async function contextFor(objects: CachedObject[], failApply: string[] = []) {
     liveOf: (o: KubeObject) => children.get(`${o.apiVersion}/${o.kind}`)?.get(o.metadata.namespace, o.metadata.name),
     informerOf: (apiVersion: string, kind: string) => children.get(`${apiVersion}/${kind}`),
     write: <T>(o: KubeObject, send: () => Promise<T>) => children.get(`${o.apiVersion}/${o.kind}`)!.write(o.metadata.namespace, o.metadata.name, send),
-    instances: { get: () => owner },
-    tenants: none,
-    workspaces: none,
-    snapshots: none,
+    parentInformer: (kind: string) => (kind === 'Instance' ? { get: () => owner } : none),
   };
   const counter = { inc: () => undefined };
   const ctx = {

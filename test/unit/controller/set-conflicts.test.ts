@@ -19,10 +19,7 @@ function ctxWith(live: Record<string, CachedObject>): ControllerContext {
     config: { targetLabel: TARGET },
     caches: {
       liveOf: (o: KubeObject) => live[`${o.kind}/${o.metadata.name}`],
-      instances: parents([inst]),
-      tenants: parents([tenant]),
-      workspaces: parents([]),
-      snapshots: parents([]),
+      parentInformer: (kind: string) => parents(kind === 'Instance' ? [inst] : kind === 'Tenant' ? [tenant] : []),
     },
   } as unknown as ControllerContext;
 }
