@@ -60,12 +60,16 @@ function tenantLines(tenant: TenantKeys): { lines: string[]; invalid: InvalidKey
 
 /**
  * One Tenant event: the tenant's lines are removed, and when the Tenant exists (`tenant` given
- * with its keys) its valid keys are appended. `deleted` tenants pass only their name.
+ * with its keys) its valid keys are appended; unchanged keys leave the file untouched. `deleted` tenants pass only their name.
  */
 export function updateAuthorizedKeys(current: string, tenant: TenantKeys, exists = true): KeysUpdate {
-  const kept = splitLines(current).filter((l) => lineComment(l) !== tenant.name);
+  const all = splitLines(current);
+  const kept = all.filter((l) => lineComment(l) !== tenant.name);
   if (!exists) return { text: kept.join('\n'), invalid: [] };
   const { lines, invalid } = tenantLines(tenant);
+  // An event that leaves the keys as they are (a status write, the informer's first list) keeps the file as it is.
+  const had = all.filter((l) => lineComment(l) === tenant.name);
+  if (had.length === lines.length && had.every((l, i) => l === lines[i])) return { text: current, invalid };
   return { text: [...kept, ...lines].join('\n'), invalid };
 }
 

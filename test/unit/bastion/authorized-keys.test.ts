@@ -19,6 +19,14 @@ describe('§12 authorized_keys: one Tenant event', () => {
     expect(r.text).toBe(['ssh-rsa A1 alice', 'ssh-rsa B1 bob', 'ssh-rsa C1 carol', 'ssh-ed25519 NEW john.doe'].join('\n'));
   });
 
+  it('an event whose keys are already in the file leaves every line where it is', () => {
+    const file = ['ssh-rsa J1 john.doe', 'ssh-rsa A1 alice', 'ssh-rsa J2 john.doe'].join('\n');
+    const same = updateAuthorizedKeys(file, { name: 'john.doe', publicKeys: ['ssh-rsa J1 x', 'ssh-rsa J2'] });
+    expect(same.text).toBe(file);
+    const reordered = updateAuthorizedKeys(file, { name: 'john.doe', publicKeys: ['ssh-rsa J2', 'ssh-rsa J1'] });
+    expect(reordered.text).toBe(['ssh-rsa A1 alice', 'ssh-rsa J2 john.doe', 'ssh-rsa J1 john.doe'].join('\n'));
+  });
+
   it('a deleted Tenant only loses its lines', () => {
     const r = updateAuthorizedKeys('ssh-rsa A1 alice\nssh-rsa J1 john.doe', { name: 'john.doe' }, false);
     expect(r.text).toBe('ssh-rsa A1 alice');
