@@ -6,6 +6,8 @@ import { pino } from 'pino';
 import { defaultConfig } from '../src/config/config.ts';
 import { startController } from '../src/controller/controller.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
+import { PrometheusActivity } from '../src/integrations/prometheus/activity.ts';
+import { parseDuration } from '../src/model/duration.ts';
 
 // The modules are loaded (a bundle's imports run before its first line): what they cost.
 const importRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -24,6 +26,33 @@ let failed = 0;
 const byKind: Record<string, number> = {};
 /** Instances reconciled successfully at least once (children applied, status written if it changed). */
 const reconciledInstances = new Set<string>();
+// BENCH_INACTIVITY_PROMETHEUS (bench/inactivity.ts): the inactivity automation on, reading that
+// Prometheus with upstream's queries, no mail; BENCH_INACTIVITY_REQUEUE the min/max refresh.
+const prometheusUrl = process.env.BENCH_INACTIVITY_PROMETHEUS;
+const startedAt = Math.floor(Date.now() / 1000) * 1000;
+let prometheusRequests = 0;
+if (prometheusUrl) {
+  const fetchOf = globalThis.fetch;
+  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    if (String(input).startsWith(prometheusUrl)) prometheusRequests++;
+    return fetchOf(input, init);
+  }) as typeof fetch;
+}
+const [minRequeue, maxRequeue] = (process.env.BENCH_INACTIVITY_REQUEUE ?? '1h,6h').split(',').map(parseDuration);
+const inactivity = prometheusUrl
+  ? {
+      flags: { maxAlerts: 3, notifications: false, notificationIntervalMs: 86_400_000, destructionNotificationIntervalMs: 86_400_000, marginMs: 60_000, minRequeueMs: minRequeue, maxRequeueMs: maxRequeue, checkThresholdMs: 30_000 },
+      prometheus: new PrometheusActivity({
+        url: prometheusUrl,
+        available: ['count(up{service="ingress-nginx-external-controller-metrics"})', 'count(up{container="ssh-tracker"})'],
+        nginxData: 'nginx_ingress_controller_requests{exported_namespace="%s", exported_service=~"%s.*"}',
+        sshData: ['bastion_ssh_connections{destination_ip=%q}'],
+        stepMs: 30_000,
+        lookbackMs: maxRequeue,
+        timeoutMs: 5000,
+      }),
+    }
+  : undefined;
 const handle = await startController({
   kubeConfig,
   config: { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' },
@@ -33,6 +62,7 @@ const handle = await startController({
   clientQps: flag(qps),
   clientMaxBurst: flag(burst),
   logger: pino({ level: process.env.CONTROLLER_LOG ?? 'error' }),
+  automation: { inactivity },
   onRequest: (r) => {
     requests++;
     if (r.method !== 'GET') writes++;
@@ -66,6 +96,9 @@ function stats() {
     heapTotalMb: mb(process.memoryUsage().heapTotal),
     externalMb: mb(process.memoryUsage().external),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    prometheusRequests,
+    /** Instances whose activity this process checked (the annotation it writes, at or after its start). */
+    activityChecked: instances.filter((i) => Date.parse(i.metadata.annotations?.['crownlabs.polito.it/last-activity-check-timestamp'] ?? '') >= startedAt).length,
   };
 }
 

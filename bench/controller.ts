@@ -22,13 +22,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { installCrds } from '../test/integration/cluster-setup.ts';
-import { listObjects, rest, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
+import { listObjects, TEST_CLUSTER_SCRIPT, type KubeObject } from '../test/integration/cluster.ts';
 import { generateLab } from '../test/support/generate-lab.ts';
 import { bundledEntry, SOURCE_DIRS } from '../src/runtime/bundle.mjs';
 import { CONTROLLER_MALLOC_ARENA_MAX } from '../constructs/platform/controller-shard.ts';
 import { givenHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
 import { CHILDREN_LEVEL_ANNOTATION, DEFAULT_API_LEVEL } from '../src/inputs/api-level.ts';
 import { benchApiLevel } from './level.ts';
+import { ask, cpuSeconds, createAll, loadavg, sleep, until, type Stats } from './harness.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const QPS = Number(process.env.BENCH_QPS ?? 1000);
@@ -298,8 +299,6 @@ Earlier (2026-11-25, load 7–14; before → after, alternating runs of one hour
 - Quiet machine, 2026-11-25 06:31 (base of this round): 9.6 CPU-s per 1k Instances, 5.49 requests
   per Instance, peak RSS 192 MB during the burst, 181 MB with 5,000 Instances cached.`;
 const log = (m: string) => process.stderr.write(`[bench:controller] ${m}\n`);
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The controller's requests as the API server's audit log has them, between two marks. */
 type AuditMark = { bytes: number };
@@ -320,53 +319,6 @@ function auditCount(user: string, from: AuditMark, to: AuditMark): { reads: numb
   }
   return { reads, writes, total: reads + writes, byVerb };
 }
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-/** CPU-seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  // Fields after the ")" closing the command name: state is field 3, utime 14, stime 15.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
-type Stats = { reconciledOk: number; requests: number; writes: number; reconciles: number; byKind: Record<string, number>; failed: number; instances: number; withStatus: number; cachedObjects: number; idle: boolean; rssMb: number; heapMb: number; heapTotalMb: number; externalMb: number; peakRssMb: number };
-
-function ask<T = { stats: Stats }>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type !== type) return;
-      child.off('message', on);
-      resolve(m as T);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
-
-/** Creates objects with `concurrency` requests in flight. */
-async function createAll(objects: KubeObject[], concurrency = 32): Promise<void> {
-  const c = rest();
-  const queue = [...objects];
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let o = queue.shift(); o; o = queue.shift()) {
-        const p = await c.resourcePath(o.apiVersion, o.kind, o.metadata.namespace ?? null);
-        await c.request('POST', p, { body: o });
-      }
-    }),
-  );
-}
-
-async function until(child: ChildProcess, done: (s: Stats) => boolean, timeoutMs: number, what: string): Promise<Stats> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { stats } = await ask(child, 'stats');
-    if (done(stats)) return stats;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(stats)}`);
-    await sleep(250);
-  }
-}
-
 async function waitNamespaces(names: string[]): Promise<void> {
   for (;;) {
     const live = new Set((await listObjects('v1', 'Namespace')).map((n) => n.metadata.name));

@@ -7,6 +7,8 @@ import { containerSecurity, TMP_MOUNT, TMP_VOLUME } from '../platform/restricted
 export const BASTION = {
   sshdPort: 2222,
   metricsPort: 9090,
+  /** The tracker's container: Prometheus labels its series `container="ssh-tracker"`. */
+  trackerContainer: 'ssh-tracker',
   sshdUser: 'bastion',
   sshdKeysMount: '/home/bastion/.ssh',
   hostKeysMount: '/host-keys',
@@ -96,7 +98,7 @@ export class BastionDeployment extends Construct {
                 securityContext: ours(),
               },
               {
-                name: 'ssh-tracker',
+                name: BASTION.trackerContainer,
                 image: props.composerImage,
                 args: ['ssh-tracker', '--metrics-addr', `:${BASTION.metricsPort}`, '--ssh-tracker-metric-name', props.metricName ?? DEFAULT_SSH_METRIC_NAME],
                 ports: [{ name: 'metrics', containerPort: BASTION.metricsPort, protocol: 'TCP' }],

@@ -28,6 +28,9 @@ export const METRICS_PORT_NAME = 'https-metrics';
 export const CONTROLLER_MALLOC_ARENA_MAX = '2';
 const WEBHOOK_CERT_DIR = '/etc/crownlabs/webhook-certs';
 const CONFIG_MOUNT = '/etc/crownlabs';
+// Where upstream's chart mounts the crownmail Secret and ConfigMap.
+const MAIL_CONFIG_DIR = '/etc/crownmail/configs';
+const MAIL_TEMPLATE_DIR = '/etc/crownmail/templates';
 
 export interface ControllerShardProps {
   /** Namespace of the install. */
@@ -57,6 +60,12 @@ export interface ControllerShardProps {
    */
   readonly extraArgs?: readonly string[];
   /**
+   * Tenant mail (docs/behaviour.md §8.5): the Secret of `smtp-config.yaml`, and the ConfigMap of
+   * templates, mounted where the controller's flags default to; notifications on.
+   * @default no mail
+   */
+  readonly mail?: { readonly configSecret: string; readonly templatesConfigMap?: string };
+  /**
    * Serve the Tenant webhooks: mounts WEBHOOK_TLS_SECRET and calls `render` once for the shard's
    * webhook configurations, trusting `caBundle` or cert-manager's `certificate`.
    * @default no webhooks: the server is off (`--webhook-port 0`) and no configuration is rendered
@@ -74,6 +83,10 @@ export class ControllerShard extends Construct {
     const labels = { ...props.labels, ...selector, 'app.kubernetes.io/component': 'controller' };
     const webhooks = props.webhooks;
     const webhookVolume = { name: 'webhook-certs', secret: { secretName: WEBHOOK_TLS_SECRET } };
+    const mail = props.mail;
+    const mailVolumes = mail ? [{ name: 'crownmail-configs', secret: { secretName: mail.configSecret } }, ...(mail.templatesConfigMap ? [{ name: 'crownmail-templates', configMap: { name: mail.templatesConfigMap } }] : [])] : [];
+    const mailMounts = mailVolumes.map((v) => ({ name: v.name, mountPath: v.name === 'crownmail-configs' ? MAIL_CONFIG_DIR : MAIL_TEMPLATE_DIR, readOnly: true }));
+    const mailArgs = mail ? ['--enable-inactivity-notifications', '--mail-config-dir', MAIL_CONFIG_DIR, ...(mail.templatesConfigMap ? ['--mail-template-dir', MAIL_TEMPLATE_DIR] : [])] : [];
     const webhookArgs = webhooks ? ['--webhook-cert-dir', WEBHOOK_CERT_DIR] : ['--webhook-port', '0'];
     const secretEnv = (envName: string, key: string): k8s.EnvVar => ({ name: envName, valueFrom: { secretKeyRef: { name: props.secretName, key, optional: true } } });
     const port = (p: string) => k8s.IntOrString.fromString(p);
@@ -87,7 +100,7 @@ export class ControllerShard extends Construct {
           spec: {
             serviceAccountName: props.serviceAccountName,
             securityContext: POD_SECURITY,
-            volumes: [{ name: 'config', configMap: { name: props.configMapName } }, TMP_VOLUME, ...(webhooks ? [webhookVolume] : [])],
+            volumes: [{ name: 'config', configMap: { name: props.configMapName } }, TMP_VOLUME, ...(webhooks ? [webhookVolume] : []), ...mailVolumes],
             containers: [
               {
                 name: 'controller',
@@ -99,6 +112,7 @@ export class ControllerShard extends Construct {
                   '--target-label',
                   `${props.targetLabelKey}=${shard}`,
                   ...(props.extraArgs ?? []),
+                  ...mailArgs,
                   ...webhookArgs,
                   '--enable-leader-election',
                   '--leader-election-id',
@@ -135,6 +149,7 @@ export class ControllerShard extends Construct {
                   { name: 'config', mountPath: CONFIG_MOUNT, readOnly: true },
                   TMP_MOUNT,
                   ...(webhooks ? [{ name: webhookVolume.name, mountPath: WEBHOOK_CERT_DIR, readOnly: true }] : []),
+                  ...mailMounts,
                 ],
                 securityContext: containerSecurity(),
               },

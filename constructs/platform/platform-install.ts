@@ -2,7 +2,7 @@ import type { ApiObjectProps } from 'cdk8s';
 import * as k8s from 'cdk8s-plus-27/lib/imports/k8s.js';
 import { Construct } from 'constructs';
 import { ControllerRbac } from './controller-rbac.ts';
-import { ControllerShard, METRICS_PORT_NAME, type WebhookWiring } from './controller-shard.ts';
+import { ControllerShard, METRICS_PORT_NAME, type WebhookWiring, type ControllerShardProps } from './controller-shard.ts';
 import { CrownLabsCrds } from './crownlabs-crds.ts';
 import { ComposerLabelPolicy } from './composer-label-policy.ts';
 import { FrozenTemplatePolicy } from './frozen-template-policy.ts';
@@ -36,6 +36,8 @@ export interface PlatformInstallProps {
   readonly configYaml: string;
   /** Secret holding `keycloakPassword` / `oidcClientSecret` / `cookieSecretSeed` (optional keys). */
   readonly secretName: string;
+  /** The controllers' tenant mail (ControllerShardProps.mail). @default no mail */
+  readonly mail?: ControllerShardProps['mail'];
   readonly controllerRules: k8s.PolicyRule[];
   /**
    * Hosts of the lab no sandbox Ingress may claim (SandboxAdmissionPolicies).
@@ -134,6 +136,7 @@ export class PlatformInstall extends Construct {
         secretName: props.secretName,
         leaseName: props.leaseName(shard),
         extraArgs: props.shardArgs?.(shard),
+        mail: props.mail,
         webhooks,
       });
     }

@@ -14,6 +14,8 @@ import { applyHeapGrowth, HEAP_GROWING_PERCENT } from './heap-growth.ts';
 import { checkApiServer, loadKubeConfig } from './kube.ts';
 import { commandLogger } from './log.ts';
 import { addConfigOptions, configFromOptions } from './options.ts';
+import { addInactivityOptions, inactivityFromFlags } from './inactivity-flags.ts';
+import type { InactivityOptions } from '../controller/automation-state.ts';
 import { EXIT_USAGE } from './report.ts';
 
 /** The webhook server's own settings, from the `--webhook-*` flags. */
@@ -43,7 +45,7 @@ export function webhookOptions(opts: Record<string, string | boolean | undefined
 
 /** The flags of `crownlabs controller` (also read by the tests that run it as installed, from the rendered Deployment's args). */
 export function addControllerFlags(cmd: Command): Command {
-  return cmd
+  return addInactivityOptions(cmd)
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--max-concurrent-reconciles <n>', 'reconcile workers', '1')
     .option('--enable-leader-election', 'elect a leader through a coordination.k8s.io Lease', false)
@@ -101,6 +103,7 @@ export function controllerRunFromFlags(opts: Record<string, string | boolean | u
   let statusCheckInterval: number;
   let rqMin: number;
   let rqMax: number;
+  let inactivity: InactivityOptions | undefined;
   try {
     keepAlive = parseDuration(String(opts.tenantNsKeepAlive));
     resync = parseDuration(String(opts.resyncPeriod));
@@ -120,6 +123,7 @@ export function controllerRunFromFlags(opts: Record<string, string | boolean | u
       if (!(n >= min && n <= max)) throw new Error(`${flag} must be a ${whole ? 'whole ' : ''}number from ${min} to ${max}, not "${String(value)}"`);
     }
     webhook = webhookOptions(opts);
+    inactivity = inactivityFromFlags(opts);
   } catch (e) {
     return { exitCode: EXIT_USAGE, lines: [`crownlabs controller: ${(e as Error).message}`] };
   }
@@ -171,6 +175,7 @@ export function controllerRunFromFlags(opts: Record<string, string | boolean | u
           statusCheckTimeoutMs: statusCheckTimeout,
           statusCheckIntervalMs: statusCheckInterval,
           expirationDryRun: opts.expirationDryRun === true,
+          inactivity,
         },
       },
     },

@@ -81,6 +81,9 @@ export interface ComposerConfig {
   platformImage: string;
   platformShards: string[];
   platformInstanceAutomation: string[];
+  platformPrometheusUrl: string;
+  platformMailSecret: string;
+  platformMailTemplates: string;
   platformControllerReplicas: number;
   platformControllerCpu: string;
   platformControllerMemory: string;

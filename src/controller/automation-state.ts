@@ -5,6 +5,19 @@
  */
 import type { ControllerContext } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
+import type { InactivityFlags } from '../model/inactivity.ts';
+import type { PrometheusActivity } from '../integrations/prometheus/activity.ts';
+import type { Mailer } from '../integrations/mail/mailer.ts';
+
+/** `--enable-instance-inactive-termination` and what it reads (docs/behaviour.md §8.4). */
+export interface InactivityOptions {
+  flags: InactivityFlags;
+  prometheus: PrometheusActivity;
+  /** Absent: no mail is sent, whatever `flags.notifications` says. */
+  mailer?: Mailer;
+  /** The requeue jitter, in [0, 1). */
+  random?: () => number;
+}
 
 export interface AutomationOptions {
   /** `--enable-instance-termination` (default off). */
@@ -19,9 +32,10 @@ export interface AutomationOptions {
   statusCheckIntervalMs?: number;
   /** `--expiration-dry-run`: expired Instances are deleted as a server-side dry run only. */
   expirationDryRun?: boolean;
+  inactivity?: InactivityOptions;
 }
 
-export const AUTOMATION_KINDS = ['InstanceTermination', 'InstanceSubmission', 'InstanceExpiration'] as const;
+export const AUTOMATION_KINDS = ['InstanceTermination', 'InstanceSubmission', 'InstanceExpiration', 'InstanceInactivity'] as const;
 export type AutomationKind = (typeof AUTOMATION_KINDS)[number];
 
 /** What the automation reconcilers share besides the controller context: options and memory. */
@@ -30,6 +44,7 @@ export class AutomationState {
   readonly statusCheckIntervalMs: number;
   readonly expirationDryRun: boolean;
   readonly kinds: AutomationKind[];
+  readonly inactivity?: Required<Pick<InactivityOptions, 'random'>> & InactivityOptions;
   /** Instances (by UID) whose status check answered 404 and whose termination is still to write. */
   readonly terminationDue = new Set<string>();
   /** When each Instance (by UID) was last checked by this process, ahead of the watch. */
@@ -47,7 +62,9 @@ export class AutomationState {
       ...(options.termination ? (['InstanceTermination'] as const) : []),
       ...(options.submission ? (['InstanceSubmission'] as const) : []),
       ...(options.expiration ? (['InstanceExpiration'] as const) : []),
+      ...(options.inactivity ? (['InstanceInactivity'] as const) : []),
     ];
+    if (options.inactivity) this.inactivity = { random: Math.random, ...options.inactivity };
   }
 
   get enabled(): boolean {

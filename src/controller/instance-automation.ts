@@ -10,10 +10,12 @@
  * maps to its owner Instance's submission key.
  */
 import { LABEL } from '../model/labels.ts';
+import { CUSTOM_ALERTS_ANNOTATION } from '../model/inactivity.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import { EXPIRATION_API_ACCESS, reconcileExpiration } from './reconcile-expiration.ts';
+import { INACTIVITY_API_ACCESS, reconcileInactivity } from './reconcile-inactivity.ts';
 import { metadataOrSpecChanged } from './predicates.ts';
 import { SUBMISSION_API_ACCESS, reconcileSubmission } from './reconcile-submission.ts';
 import { TERMINATION_API_ACCESS, reconcileTermination } from './reconcile-termination.ts';
@@ -24,16 +26,18 @@ import type { Reconciler } from './reconciler.ts';
 export { AUTOMATION_KINDS, AutomationState, type AutomationKind, type AutomationOptions } from './automation-state.ts';
 
 /** Each automation (`--enable-instance-<name>`) and the API access it needs (the install's role). */
-export const AUTOMATION_API_ACCESS: Readonly<Record<'termination' | 'submission' | 'expiration', readonly ApiAccess[]>> = {
+export const AUTOMATION_API_ACCESS: Readonly<Record<'termination' | 'submission' | 'expiration' | 'inactive-termination', readonly ApiAccess[]>> = {
   termination: TERMINATION_API_ACCESS,
   submission: SUBMISSION_API_ACCESS,
   expiration: EXPIRATION_API_ACCESS,
+  'inactive-termination': INACTIVITY_API_ACCESS,
 };
 
 const RECONCILE = {
   InstanceTermination: reconcileTermination,
   InstanceSubmission: reconcileSubmission,
   InstanceExpiration: reconcileExpiration,
+  InstanceInactivity: reconcileInactivity,
 } satisfies Record<AutomationKind, (ctx: ControllerContext, auto: AutomationState, namespace: string, name: string) => Promise<ReconcileResult>>;
 
 /** One registration per enabled automation kind; the reconcilers see only the shared state. */
@@ -63,10 +67,13 @@ export function watchAutomation(caches: Caches, automation: AutomationState, enq
     if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
     for (const k of keys(obj)) enqueue(k);
   });
-  if (automation.handles('InstanceExpiration')) {
+  // A Template's timeouts (and alert count) re-plan its Instances' expiration and inactivity.
+  const timeoutKinds = automation.kinds.filter((k) => k === 'InstanceExpiration' || k === 'InstanceInactivity');
+  if (timeoutKinds.length) {
+    const timeouts = (o: CachedObject) => JSON.stringify([(o.spec as { deleteAfter?: string })?.deleteAfter, (o.spec as { cleanup?: unknown })?.cleanup, o.metadata.annotations?.[CUSTOM_ALERTS_ANNOTATION]]);
     caches.templates.on((type, obj, old) => {
-      if (type === 'update' && old && JSON.stringify((old.spec as { deleteAfter?: string })?.deleteAfter) === JSON.stringify((obj.spec as { deleteAfter?: string })?.deleteAfter)) return;
-      for (const inst of caches.instances.byIndex('template', `${obj.metadata.namespace}/${obj.metadata.name}`)) enqueue(`InstanceExpiration/${inst.metadata.namespace}/${inst.metadata.name}`);
+      if (type === 'update' && old && timeouts(old) === timeouts(obj)) return;
+      for (const inst of caches.instances.byIndex('template', `${obj.metadata.namespace}/${obj.metadata.name}`)) for (const k of timeoutKinds) enqueue(`${k}/${inst.metadata.namespace}/${inst.metadata.name}`);
     });
   }
   caches.namespaces.on((type, obj, old) => {

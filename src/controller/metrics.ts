@@ -26,6 +26,11 @@ export class ControllerMetrics {
   readonly throttled = new Counter({ name: 'crownlabs_controller_throttled_requests_total', help: 'Requests the API server throttled (429) and the client retried after Retry-After', registers: [this.registry] });
   readonly relists = new Counter({ name: 'crownlabs_controller_relists_total', help: 'Informer (re-)lists by kind and reason', labelNames: ['kind', 'reason'] as const, registers: [this.registry] });
 
+  /** docs/behaviour.md §8.4: whether the last activity query reached a healthy Prometheus. */
+  readonly activitySourceUp = new Gauge({ name: 'crownlabs_inactivity_activity_source_up', help: '1 when the last activity query reached a healthy Prometheus that scrapes an activity source, 0 when it did not', registers: [this.registry] });
+  readonly inactivitySteps = new Counter({ name: 'crownlabs_inactivity_steps_total', help: 'Inactivity steps taken: warn, stop, delete, warn-destruction, destroy', labelNames: ['step'] as const, registers: [this.registry] });
+  readonly mails = new Counter({ name: 'crownlabs_mails_total', help: 'Tenant mails by kind and result (sent, failed)', labelNames: ['kind', 'result'] as const, registers: [this.registry] });
+
   /** docs/behaviour.md §16.2: 1 for the level of the installed CRDs, 0 for the others (all 0: they show none). */
   readonly apiLevel = new Gauge({ name: 'crownlabs_composer_api_level', help: 'API level of the installed CrownLabs CRDs, which the controller reads and writes', labelNames: ['level'] as const, registers: [this.registry] });
 

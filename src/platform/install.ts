@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { PlatformChart } from '../../constructs/platform/platform-chart.ts';
 import type { PlatformInstallProps } from '../../constructs/platform/platform-install.ts';
 import { TenantWebhooks } from '../../constructs/platform/tenant-webhooks.ts';
+import { BASTION } from '../../constructs/bastion/bastion-deployment.ts';
 import { InstanceQuotaWebhook } from '../../constructs/platform/instance-quota-webhook.ts';
 import type { KubeObject } from '../inputs/types.ts';
 import { crownlabsCrdsDir, kindExistsAt, webhookExistsAt } from '../inputs/api-level.ts';
@@ -67,6 +68,7 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
   // The default whitelist is the target label itself: each shard whitelists its own value.
   const wl = Object.entries(config.namespaceWhitelist);
   const perShardWhitelist = wl.length === 1 && wl[0][0] === key;
+  const inactivity = config.platformInstanceAutomation.includes('inactive-termination');
   return {
     namespace: config.platformNamespace,
     image: config.platformImage,
@@ -76,7 +78,11 @@ export function platformInstallProps(config: ComposerConfig): PlatformInstallPro
     shardArgs: (shard) => [
       ...(perShardWhitelist ? ['--namespace-whitelist', `${key}=${shard}`] : []),
       ...config.platformInstanceAutomation.map((name) => `--enable-instance-${name}`),
+      ...(inactivity && config.platformPrometheusUrl ? ['--monitoring-prometheus-url', config.platformPrometheusUrl] : []),
+      // Our bastion's tracker is its own container, not upstream's `bastion-operator`.
+      ...(inactivity && config.platformBastion ? ['--monitoring-bastion-ssh-availability', `count(up{container="${BASTION.trackerContainer}"})`] : []),
     ],
+    mail: inactivity && config.platformMailSecret ? { configSecret: config.platformMailSecret, templatesConfigMap: config.platformMailTemplates || undefined } : undefined,
     controllerReplicas: config.platformControllerReplicas,
     controllerResources: { cpu: config.platformControllerCpu, memory: config.platformControllerMemory },
     configYaml: configFileOf(config),

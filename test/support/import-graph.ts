@@ -90,6 +90,8 @@ export const LAYERS: readonly Area[] = [
   { prefix: 'src/kube/', tier: 'shared' },
   { prefix: 'src/integrations/keycloak/', tier: 'shared' },
   { prefix: 'src/integrations/registry/', tier: 'shared' },
+  { prefix: 'src/integrations/prometheus/', tier: 'shared' },
+  { prefix: 'src/integrations/mail/', tier: 'shared' },
   { prefix: 'src/validate/', tier: 'shared' },
   { prefix: 'src/controller/', tier: 'feature' },
   { prefix: 'src/webhooks/', tier: 'feature' },

@@ -270,5 +270,26 @@ describe('issue 8: the rendered install', () => {
     // Without expiration nothing deletes Instances.
     expect(grants(deriveControllerRbac(config(), ['l']).clusterRules).get('crownlabs.polito.it/instances')!.has('delete')).toBe(false);
   });
+
+  it('inactivity gets its Prometheus, our tracker\'s availability query and, with a mail Secret, the crownmail mounts and notifications', () => {
+    const controller = (over: Parameters<typeof config>[0]) =>
+      (renderPlatform(config({ platformShards: ['a'], ...over })) as Any[]).find((o) => o.kind === 'Deployment' && o.metadata.name === 'crownlabs-controller-a').spec.template.spec;
+    const pod = controller({ platformInstanceAutomation: ['inactive-termination'], platformPrometheusUrl: 'http://prom.monitoring:9090', platformMailSecret: 'crownmail-configs', platformMailTemplates: 'crownmail-templates' });
+    const args: string[] = pod.containers[0].args;
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(args).toContain('--enable-instance-inactive-termination');
+    expect(after('--monitoring-prometheus-url')).toBe('http://prom.monitoring:9090');
+    expect(after('--monitoring-bastion-ssh-availability')).toBe('count(up{container="ssh-tracker"})');
+    expect(args).toContain('--enable-inactivity-notifications');
+    expect(after('--mail-config-dir')).toBe('/etc/crownmail/configs');
+    expect(after('--mail-template-dir')).toBe('/etc/crownmail/templates');
+    expect(pod.volumes).toEqual(expect.arrayContaining([{ name: 'crownmail-configs', secret: { secretName: 'crownmail-configs' } }, { name: 'crownmail-templates', configMap: { name: 'crownmail-templates' } }]));
+    expect(pod.containers[0].volumeMounts).toEqual(expect.arrayContaining([{ name: 'crownmail-configs', mountPath: '/etc/crownmail/configs', readOnly: true }]));
+    const granted = grants(deriveControllerRbac(config({ platformInstanceAutomation: ['inactive-termination'] }), ['l']).clusterRules);
+    expect([...granted.get('crownlabs.polito.it/instances')!]).toEqual(expect.arrayContaining(['delete', 'patch']));
+    // A mail Secret without the automation mounts nothing; the automation without one sends no mail.
+    expect(controller({ platformMailSecret: 'crownmail-configs' }).volumes.map((v: Any) => v.name)).not.toContain('crownmail-configs');
+    expect(controller({ platformInstanceAutomation: ['inactive-termination'] }).containers[0].args).not.toContain('--enable-inactivity-notifications');
+  });
 });
 
