@@ -55,7 +55,8 @@ const inactivity = prometheusUrl
   : undefined;
 const handle = await startController({
   kubeConfig,
-  config: { ...defaultConfig(), mydriveNfsServerName: 'nfs.example' },
+  // BENCH_CONFIG: configuration keys over the defaults, as JSON.
+  config: { ...defaultConfig(), mydriveNfsServerName: 'nfs.example', ...(JSON.parse(process.env.BENCH_CONFIG ?? '{}') as object) },
   metricsAddr: '',
   healthProbeAddr: '',
   maxConcurrentReconciles: Number(workers),

@@ -16,7 +16,7 @@ import type { ControllerContext, ReconcileResult } from './context.ts';
 import type { CachedObject } from '../kube/informer.ts';
 import { EXPIRATION_API_ACCESS, reconcileExpiration } from './reconcile-expiration.ts';
 import { INACTIVITY_API_ACCESS, reconcileInactivity } from './reconcile-inactivity.ts';
-import { metadataOrSpecChanged } from './predicates.ts';
+import { instanceChanged } from './predicates.ts';
 import { SUBMISSION_API_ACCESS, reconcileSubmission } from './reconcile-submission.ts';
 import { TERMINATION_API_ACCESS, reconcileTermination } from './reconcile-termination.ts';
 import type { ApiAccess } from '../kube/resources.ts';
@@ -64,7 +64,7 @@ export function watchAutomation(caches: Caches, automation: AutomationState, enq
       automation.forgetInstance(obj.metadata.uid ?? '');
       return;
     }
-    if (type === 'update' && old && !metadataOrSpecChanged(obj, old)) return;
+    if (type === 'update' && old && !instanceChanged(obj, old)) return;
     for (const k of keys(obj)) enqueue(k);
   });
   // A Template's timeouts (and alert count) re-plan its Instances' expiration and inactivity.

@@ -64,7 +64,11 @@ export async function reconcileInactivity(ctx: ControllerContext, auto: Automati
     } catch (e) {
       ctx.metrics.activitySourceUp.set(0);
       const message = `activity unknown, so nothing is stopped or deleted: ${(e as Error).message}`;
-      await auto.warn(ctx, key, live, 'ActivityUnknown', message);
+      // An Event on the Instances whose step waits for it; the others (thousands, in an outage) only wait.
+      const last = Date.parse(facts.annotations[A.lastActivity] ?? '');
+      const held = !policy.stopAfter.never && !facts.namespaceIgnored && !(last + policy.stopAfter.ms > facts.now);
+      if (held) await auto.warn(ctx, key, live, 'ActivityUnknown', message);
+      else ctx.log.debug({ key }, message);
       throw new Error(message); // backs off and retries
     }
   } else if (facts.running) {
@@ -139,10 +143,16 @@ function ipsOf(live: CachedObject): string[] {
   return [...ips];
 }
 
-/** Writes the plan's annotations (and `running: false`), only over the Instance as read. */
+/**
+ * Writes the plan's annotations (and `running: false`). A step is written only over the Instance
+ * as read: a stale cache (our own last write not seen yet) must not count a warning twice. The
+ * bookkeeping of a reconcile that takes no step goes unconditionally: the status writes of the
+ * Instance's own reconciler would otherwise make it conflict, at every start, on every Instance.
+ */
 async function record(ctx: ControllerContext, live: CachedObject, plan: InactivityPlan, stop: boolean): Promise<CachedObject> {
+  const conditional = plan.step.kind !== 'none';
   return ctx.client.request<CachedObject>('PATCH', ctx.client.path(live.apiVersion, 'Instance', live.metadata.namespace, live.metadata.name), {
-    body: { metadata: { resourceVersion: live.metadata.resourceVersion, annotations: plan.annotations }, ...(stop ? { spec: { running: false } } : {}) },
+    body: { metadata: { ...(conditional ? { resourceVersion: live.metadata.resourceVersion } : {}), annotations: plan.annotations }, ...(stop ? { spec: { running: false } } : {}) },
     contentType: 'application/merge-patch+json',
   });
 }

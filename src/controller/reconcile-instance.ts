@@ -7,7 +7,7 @@
  * Instances whose last reconcile looked them up; children map to the Instance by label.
  */
 import { myDriveShare } from './mydrive-share.ts';
-import { metadataOrSpecChanged, whitelisted } from './predicates.ts';
+import { instanceChanged, metadataOrSpecChanged, whitelisted } from './predicates.ts';
 import { RecordedLookups } from '../inputs/lookups.ts';
 import type { ApiLevel } from '../inputs/api-level.ts';
 import { TEMPLATE_REF, TENANT_REF, type Instance, type InstancePhase, type Template, type Tenant } from '../inputs/types.ts';
@@ -311,7 +311,7 @@ export function watchInstances(caches: Caches, enqueue: (key: string) => void): 
       caches.headlessPods.forget(`${obj.metadata.namespace}/${obj.metadata.name}`);
     }
     // `own`: the echo of this reconciler's own label patch, already composed from.
-    if (own || (type === 'update' && old && !metadataOrSpecChanged(obj, old))) return;
+    if (own || (type === 'update' && old && !instanceChanged(obj, old))) return;
     enqueue(instanceKey(obj));
   });
   const fanOut = (kind: string) => (obj: CachedObject, old: CachedObject | undefined) => enqueueDependents(caches, kind, obj, old, 'Instance', enqueue);

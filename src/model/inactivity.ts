@@ -20,6 +20,12 @@ export const INACTIVITY_ANNOTATION = {
   lastDestructionNotification: 'crownlabs.polito.it/last-destruction-notification-timestamp',
 } as const;
 
+const OWN = new Set<string>(Object.values(INACTIVITY_ANNOTATION));
+/** Whether an Instance annotation is this automation's bookkeeping. */
+export function isInactivityAnnotation(key: string): boolean {
+  return OWN.has(key);
+}
+
 /** A Template annotation: its Instances' number of inactivity warnings, instead of the flag's. */
 export const CUSTOM_ALERTS_ANNOTATION = 'crownlabs.polito.it/custom-number-alerts';
 /** Namespaces carrying this label `true` are left out of inactivity stops and deletions. */
