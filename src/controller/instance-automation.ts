@@ -1,12 +1,14 @@
 /**
- * Instance automation (docs/behaviour.md §8): termination by status-check URL, content submission, and Template
- * `deleteAfter` expiration, each its own key kind in the shared work queue so that each has its
- * own delayed re-add (a timer per key, no cron and no polling loop):
- * `InstanceTermination/ns/name`, `InstanceSubmission/ns/name`, `InstanceExpiration/ns/name`.
+ * Instance automation (docs/behaviour.md §8): termination by status-check URL, content submission, Template
+ * `deleteAfter` expiration and inactivity, each its own key kind in the shared work queue so that
+ * each has its own delayed re-add (a timer per key, no cron and no polling loop):
+ * `InstanceTermination/ns/name`, `InstanceSubmission/ns/name`, `InstanceExpiration/ns/name`,
+ * `InstanceInactivity/ns/name`.
  *
- * Registration (`automationReconcilers`) and watch wiring (here): Instance changes (metadata/spec, not status) enqueue the enabled kinds and a
- * deleted Instance cancels its timers; Template changes re-plan expiration of their Instances;
- * Namespace label changes (whitelist, expiration-ignore) re-plan their Instances; a submitter Job
+ * Registration (`automationReconcilers`) and watch wiring (here): Instance changes (metadata/spec, not status,
+ * not the inactivity bookkeeping) enqueue the enabled kinds and a deleted Instance cancels its
+ * timers; Template timeout changes re-plan expiration and inactivity of their Instances;
+ * Namespace label changes (whitelist, the ignore labels) re-plan their Instances; a submitter Job
  * maps to its owner Instance's submission key.
  */
 import { LABEL } from '../model/labels.ts';
