@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { defaultConfig } from '../src/config/config.ts';
 import { startController } from '../src/controller/controller.ts';
 import { applyHeapGrowth, HEAP_GROWING_PERCENT } from '../src/cli/heap-growth.ts';
-import { PrometheusActivity } from '../src/integrations/prometheus/activity.ts';
-import { parseDuration } from '../src/model/duration.ts';
+import { Command } from 'commander';
+import { addInactivityOptions, inactivityFromFlags } from '../src/cli/inactivity-flags.ts';
 
 // The modules are loaded (a bundle's imports run before its first line): what they cost.
 const importRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -38,20 +38,13 @@ if (prometheusUrl) {
     return fetchOf(input, init);
   }) as typeof fetch;
 }
-const [minRequeue, maxRequeue] = (process.env.BENCH_INACTIVITY_REQUEUE ?? '1h,6h').split(',').map(parseDuration);
+// The automation as `crownlabs controller` reads its flags: upstream's defaults, our tracker's container.
 const inactivity = prometheusUrl
-  ? {
-      flags: { maxAlerts: 3, notifications: false, notificationIntervalMs: 86_400_000, destructionNotificationIntervalMs: 86_400_000, marginMs: 60_000, minRequeueMs: minRequeue, maxRequeueMs: maxRequeue, checkThresholdMs: 30_000 },
-      prometheus: new PrometheusActivity({
-        url: prometheusUrl,
-        available: ['count(up{service="ingress-nginx-external-controller-metrics"})', 'count(up{container="ssh-tracker"})'],
-        nginxData: 'nginx_ingress_controller_requests{exported_namespace="%s", exported_service=~"%s.*"}',
-        sshData: ['bastion_ssh_connections{destination_ip=%q}'],
-        stepMs: 30_000,
-        lookbackMs: maxRequeue,
-        timeoutMs: 5000,
-      }),
-    }
+  ? inactivityFromFlags(
+      addInactivityOptions(new Command())
+        .parse(['--enable-instance-inactive-termination', '--monitoring-prometheus-url', prometheusUrl, '--monitoring-bastion-ssh-availability', 'count(up{container="ssh-tracker"})', ...(process.env.BENCH_INACTIVITY_REQUEUE ?? '1h,6h').split(',').flatMap((d, i) => [i ? '--max-last-activity-requeue-time' : '--min-last-activity-requeue-time', d])], { from: 'user' })
+        .opts(),
+    )
   : undefined;
 const handle = await startController({
   kubeConfig,

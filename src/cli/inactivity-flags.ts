@@ -8,12 +8,13 @@ import { Mailer, readSmtpSettings } from '../integrations/mail/mailer.ts';
 import { PrometheusActivity } from '../integrations/prometheus/activity.ts';
 import { parseDuration } from '../model/duration.ts';
 import { DEFAULT_SSH_METRIC_NAME } from '../model/ssh-tracker-metric.ts';
+import { wholeNumber } from './numeric-flags.ts';
 
 export function addInactivityOptions(cmd: Command): Command {
   return cmd
     .option('--enable-instance-inactive-termination', 'stop (persistent) or delete idle Instances, and delete persistent ones left powered off (docs/behaviour.md §8.4)', false)
     .option('--enable-inactivity-notifications', 'warn the tenant by e-mail before each stop or deletion (needs --mail-config-dir)', false)
-    .option('--instance-inactive-termination-max-number-of-alerts <n>', 'warnings before an idle Instance is stopped or deleted (a Template overrides it with the crownlabs.polito.it/custom-number-alerts annotation)', '3')
+    .option('--instance-inactive-termination-max-number-of-alerts <n>', 'warnings before an idle Instance is stopped or deleted (a Template overrides it with the crownlabs.polito.it/custom-number-alerts annotation)', wholeNumber(0, 1000), 3)
     .option('--instance-inactive-termination-notification-interval <duration>', 'time between two inactivity warnings', '24h')
     .option('--inactive-destruction-notification-interval <duration>', 'time between two warnings before a powered-off Instance is deleted', '24h')
     .option('--instance-inactive-termination-status-check-timeout <duration>', 'timeout of each Prometheus request', '5s')
@@ -34,17 +35,17 @@ export function addInactivityOptions(cmd: Command): Command {
 }
 
 /** The inactivity options, undefined when it is off; throws a message naming the flag. */
-export function inactivityFromFlags(opts: Record<string, string | boolean | undefined>): InactivityOptions | undefined {
+export function inactivityFromFlags(opts: Record<string, unknown>): InactivityOptions | undefined {
   if (opts.enableInstanceInactiveTermination !== true) return undefined;
   const duration = (flag: string, key: string): number => {
-    const ms = parseDuration(String(opts[key]));
-    if (!(ms >= 0)) throw new Error(`${flag} must not be negative`);
-    return ms;
+    try {
+      return parseDuration(String(opts[key]));
+    } catch (e) {
+      throw new Error(`${flag}: ${(e as Error).message}`);
+    }
   };
-  const maxText = String(opts.instanceInactiveTerminationMaxNumberOfAlerts).trim();
-  if (!/^\d+$/.test(maxText) || Number(maxText) > 1000) throw new Error(`--instance-inactive-termination-max-number-of-alerts must be a whole number from 0 to 1000, not "${maxText}"`);
   const flags = {
-    maxAlerts: Number(maxText),
+    maxAlerts: Number(opts.instanceInactiveTerminationMaxNumberOfAlerts),
     notifications: opts.enableInactivityNotifications === true,
     notificationIntervalMs: duration('--instance-inactive-termination-notification-interval', 'instanceInactiveTerminationNotificationInterval'),
     destructionNotificationIntervalMs: duration('--inactive-destruction-notification-interval', 'inactiveDestructionNotificationInterval'),

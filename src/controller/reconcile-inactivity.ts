@@ -92,7 +92,7 @@ export async function reconcileInactivity(ctx: ControllerContext, auto: Automati
         throw new Error(message);
       }
     }
-    await record(ctx, live, plan, false);
+    await record(ctx, live, plan);
     ctx.metrics.inactivitySteps.inc({ step: step.kind });
     const warning = step.kind === 'warn' ? { counter: A.alertsSent, reason: 'InactivityWarning', state: 'idle' } : { counter: A.destructionAlertsSent, reason: 'DestructionWarning', state: 'powered off' };
     const n = plan.annotations[warning.counter];
@@ -103,7 +103,7 @@ export async function reconcileInactivity(ctx: ControllerContext, auto: Automati
   }
 
   if (step.kind === 'stop') {
-    await record(ctx, live, plan, true);
+    await record(ctx, live, plan);
     ctx.metrics.inactivitySteps.inc({ step: 'stop' });
     ctx.log.info({ key }, 'idle instance stopped');
     await ctx.events.record(live, 'Normal', 'InactivityStopped', 'idle for longer than the Template allows; stopped');
@@ -112,7 +112,7 @@ export async function reconcileInactivity(ctx: ControllerContext, auto: Automati
   }
 
   if (step.kind === 'delete' || step.kind === 'destroy') {
-    const current = Object.keys(plan.annotations).length ? await record(ctx, live, plan, false) : live;
+    const current = Object.keys(plan.annotations).length ? await record(ctx, live, plan) : live;
     try {
       await ctx.client.request('DELETE', ctx.client.path(live.apiVersion, 'Instance', namespace, name), {
         // This very Instance as read: started or edited meanwhile, it is not deleted.
@@ -130,7 +130,7 @@ export async function reconcileInactivity(ctx: ControllerContext, auto: Automati
     return {};
   }
 
-  if (Object.keys(plan.annotations).length) await record(ctx, live, plan, false);
+  if (Object.keys(plan.annotations).length) await record(ctx, live, plan);
   return { requeueAfterMs: plan.requeueAfterMs };
 }
 
@@ -144,13 +144,14 @@ function ipsOf(live: CachedObject): string[] {
 }
 
 /**
- * Writes the plan's annotations (and `running: false`). A step is written only over the Instance
- * as read: a stale cache (our own last write not seen yet) must not count a warning twice. The
+ * Writes the plan's annotations (and, for a stop, `running: false`). A step is written only over
+ * the Instance as read: a stale cache (our own last write not seen yet) must not count a warning twice. The
  * bookkeeping of a reconcile that takes no step goes unconditionally: the status writes of the
  * Instance's own reconciler would otherwise make it conflict, at every start, on every Instance.
  */
-async function record(ctx: ControllerContext, live: CachedObject, plan: InactivityPlan, stop: boolean): Promise<CachedObject> {
+async function record(ctx: ControllerContext, live: CachedObject, plan: InactivityPlan): Promise<CachedObject> {
   const conditional = plan.step.kind !== 'none';
+  const stop = plan.step.kind === 'stop';
   return ctx.client.request<CachedObject>('PATCH', ctx.client.path(live.apiVersion, 'Instance', live.metadata.namespace, live.metadata.name), {
     body: { metadata: { ...(conditional ? { resourceVersion: live.metadata.resourceVersion } : {}), annotations: plan.annotations }, ...(stop ? { spec: { running: false } } : {}) },
     contentType: 'application/merge-patch+json',

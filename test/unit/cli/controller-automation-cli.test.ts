@@ -19,4 +19,17 @@ describe('§8 / §15.3 crownlabs controller: instance automation flags', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('crownlabs controller: invalid duration "soon"');
   });
+
+  it('inactivity: a bad alert count, a bad duration and a missing smtp-config.yaml are usage errors naming the flag or the file', () => {
+    const on = ['controller', '--enable-instance-inactive-termination'];
+    const count = crownlabs([...on, '--instance-inactive-termination-max-number-of-alerts', '-1']);
+    expect(count.code).toBe(2);
+    expect(count.stderr).toMatch(/--instance-inactive-termination-max-number-of-alerts.*expected a whole number from 0 to 1000/);
+    const interval = crownlabs([...on, '--instance-inactive-termination-notification-interval', '1d']);
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toContain('crownlabs controller: --instance-inactive-termination-notification-interval: invalid duration "1d"');
+    const mail = crownlabs([...on, '--enable-inactivity-notifications', '--mail-config-dir', '/nonexistent/crownmail']);
+    expect(mail.code).toBe(2);
+    expect(mail.stderr).toContain('crownlabs controller: /nonexistent/crownmail/smtp-config.yaml: not found');
+  });
 });
