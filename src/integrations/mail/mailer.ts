@@ -154,6 +154,9 @@ export class Mailer {
 
   async send(mail: ComposedMail): Promise<void> {
     if (!mail.to) throw new Error('the message has no recipient (the Tenant has no e-mail address)');
+    // A line break in the recipient turns into other addresses in the address parser: a template
+    // that fills `to` from a field a tenant writes must not choose who else gets the mail.
+    if (/[\u0000-\u001f\u007f\u0085\u2028\u2029]/.test(mail.to)) throw new Error(`the recipient ${JSON.stringify(mail.to.slice(0, 80))} holds a line break or control character`);
     await this.transport.sendMail(mail);
   }
 

@@ -3,6 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createTransport } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { fillPlaceholders, Mailer, MailConfigError, readSmtpSettings } from '../../../src/integrations/mail/mailer.ts';
 
@@ -43,6 +44,18 @@ describe('Mailer.compose', () => {
     expect(own.text).toContain('Use green-1 or lose it in 48h0m0s.');
     expect(own.to).toBe('ivy@example.org'); // the key it did not override
     expect(new Mailer(settings, d).compose('destruction', ph, 'y').subject).toBe('CrownLabs: Green Tea was deleted');
+  });
+
+  it('a recipient with a line break is refused before any connection; a subject with one stays one header', async () => {
+    const injected = { ...ph, tenantEmail: 'ivy@example.org\r\nBcc: evil@example.org', prettyName: 'Green\r\nBcc: evil@example.org\u2028X: y' };
+    const m = new Mailer({ ...settings, port: 1 }, undefined);
+    await expect(m.send(m.compose('inactivity-warning', injected, 'x'))).rejects.toThrow(/holds a line break or control character/);
+    const own = dir({ 'instautoctrl_inactivity_notification.yaml': 'to: "{ prettyName }"\n' });
+    await expect(new Mailer({ ...settings, port: 1 }, own).send(new Mailer(settings, own).compose('inactivity-warning', { ...injected, tenantEmail: 'ivy@example.org' }, 'x'))).rejects.toThrow(/line break/);
+    const raw = await createTransport({ streamTransport: true, buffer: true }).sendMail(m.compose('inactivity-warning', { ...injected, tenantEmail: 'ivy@example.org' }, 'x'));
+    const head = String(raw.message).split(/\r?\n\r?\n/)[0];
+    expect(head).not.toMatch(/^Bcc:/im);
+    expect(raw.envelope.to).toEqual(['ivy@example.org']);
   });
 
   it('leaves an unknown placeholder as written', () => {
