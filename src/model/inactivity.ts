@@ -126,7 +126,8 @@ export function planInactivity(facts: InactivityFacts, policy: InactivityPolicy,
   }
   set(A.lastRunning, String(facts.running));
   if (!(A.alertsSent in ann)) set(A.alertsSent, '0');
-  if (!(A.lastActivity in ann)) set(A.lastActivity, now);
+  // Missing or not a time (hand-edited): counted from now, else it could never run out.
+  if (time(ann[A.lastActivity]) === undefined) set(A.lastActivity, now);
   if (facts.running) set(A.lastPoweredOff, null);
   else if (!time(ann[A.lastPoweredOff])) set(A.lastPoweredOff, now);
 

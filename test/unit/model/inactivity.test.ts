@@ -113,6 +113,17 @@ describe('inactivity: an idle running Instance', () => {
     expect(planInactivity(facts({ annotations: idle, now }), { ...policy, stopAfter: parseLifespan('never') }, flags, 'none').step.kind).toBe('none');
   });
 
+  it('hand-edited annotations (a count that is no number, a time that is no time) neither block it nor skip warnings', () => {
+    const edited = { ...idle, [A.alertsSent]: 'lots', [A.lastNotification]: 'yesterday' };
+    const p = planInactivity(facts({ annotations: edited, now: T0 + 10 * 24 * H }), policy, flags, 'none');
+    expect(p.step.kind).toBe('warn');
+    expect(p.annotations[A.alertsSent]).toBe('1');
+    // A last-activity that is no time is counted from now, and runs out.
+    const { steps, ann } = run([T0, T0 + 10 * 24 * H], { ...idle, [A.lastActivity]: 'not a time' });
+    expect(steps).toEqual(['none', 'warn']);
+    expect(ann[A.lastActivity]).toBe(at(T0));
+  });
+
   it('starts counting from the first reconcile when it carries no annotations', () => {
     const p = planInactivity(facts({ annotations: {}, now: T0 }), policy, flags, 'none');
     expect(p.annotations).toMatchObject({ [A.alertsSent]: '0', [A.lastActivity]: at(T0), [A.lastRunning]: 'true' });
